@@ -1,0 +1,116 @@
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from conftest import REPO, run_cli
+from tfspeedlab import cli
+
+# Tiny examples with plain-Python cases: they exercise the CLI, not TensorFlow.
+PASSING = '''
+# # A passing example
+import time
+import tfspeedlab
+
+def workload(quick=False):
+    return tfspeedlab.Workload(
+        name="passing", title="Passing",
+        cases=[tfspeedlab.Case("sleep", time.sleep, (0.001,))], budget_s=0.05,
+    )
+'''
+FAILING = '''
+# # A failing example
+def workload(quick=False):
+    raise RuntimeError("this example is broken on purpose")
+'''
+SLOW = '''
+# # A slow example
+import time
+import tfspeedlab
+
+def workload(quick=False):
+    print("slow example started", flush=True)
+    return tfspeedlab.Workload(
+        name="slow", title="Slow",
+        cases=[tfspeedlab.Case("sleep", time.sleep, (0.01,))], budget_s=120,
+    )
+'''
+
+
+@pytest.fixture
+def examples_dir(tmp_path):
+    folder = tmp_path / "examples"
+    folder.mkdir()
+    for name, text in (("passing", PASSING), ("failing", FAILING), ("slow", SLOW)):
+        (folder / f"{name}.py").write_text(textwrap.dedent(text))
+    return folder
+
+
+def test_unknown_name_exits_2_and_lists_valid_names(capsys):
+    assert cli.main(["run", "no_such_example"]) == 2
+    error = capsys.readouterr().err
+    assert "unknown example(s): no_such_example" in error
+    assert "small_ops" in error
+
+
+def test_no_command_prints_help_and_exits_2(capsys):
+    assert cli.main([]) == 2
+    assert "usage" in capsys.readouterr().out
+
+
+def test_list_shows_names_and_titles(capsys):
+    assert cli.main(["list"]) == 0
+    assert "small_ops  Many small ops: eager vs tf.function vs XLA" in capsys.readouterr().out
+
+
+def test_failing_example_is_recorded_and_the_rest_still_run(examples_dir, tmp_path):
+    out = tmp_path / "results"
+    completed = run_cli("--examples", str(examples_dir), "run", "failing", "passing", "--runner", "cpu",
+                        "--out", str(out))
+    assert completed.returncode == 1
+    assert "failing: FAILED" in completed.stderr and "passing: ok" in completed.stderr
+    failure = json.loads((out / "cpu" / "failing.failed.json").read_text())
+    assert failure["error"] == "RuntimeError: this example is broken on purpose"
+    assert "Traceback" in failure["traceback"]
+    assert not (out / "cpu" / "failing.json").exists()
+    assert json.loads((out / "cpu" / "passing.json").read_text())["cases"][0]["label"] == "sleep"
+
+
+def test_gpu_runner_without_gpu_refuses_and_writes_nothing(examples_dir, tmp_path):
+    tf = pytest.importorskip("tensorflow")
+    if tf.config.list_physical_devices("GPU"):
+        pytest.skip("this machine has a GPU")
+    out = tmp_path / "results"
+    completed = run_cli("--examples", str(examples_dir), "run", "passing", "--runner", "gpu", "--out", str(out))
+    assert completed.returncode == 3
+    assert "TensorFlow sees no GPU" in completed.stderr
+    assert not out.exists()
+
+
+def test_ctrl_c_stops_the_run_and_keeps_previous_results(examples_dir, tmp_path):
+    out = tmp_path / "results"
+    previous = out / "cpu" / "slow.json"
+    previous.parent.mkdir(parents=True)
+    previous.write_text('{"kept": true}')
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tfspeedlab", "--examples", str(examples_dir), "run", "slow",
+         "--runner", "cpu", "--out", str(out)],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,  # its own process group, as a terminal would give it
+    )
+    deadline = time.monotonic() + 120
+    for line in process.stdout:
+        if "slow · sleep  (1/1)" in line or time.monotonic() > deadline:
+            break
+    time.sleep(0.5)  # inside the timed blocks now
+    os.killpg(process.pid, signal.SIGINT)
+    remaining, _ = process.communicate(timeout=60)
+    assert process.returncode == 130, remaining
+    assert "interrupted" in remaining
+    assert previous.read_text() == '{"kept": true}'
+    assert sorted(p.name for p in previous.parent.iterdir()) == ["slow.json"]

@@ -1,0 +1,85 @@
+import json
+
+import pytest
+
+from conftest import synthetic_results
+from tfspeedlab.results import (
+    ResultsFileError, load_results, load_runner, to_dict, write_json_atomic, write_results,
+)
+
+
+def written(tmp_path, mutate=None):
+    data = to_dict(synthetic_results())
+    if mutate:
+        mutate(data)
+    path = tmp_path / "cpu" / "demo.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_round_trip(tmp_path):
+    original = synthetic_results()
+    path = write_results(original, tmp_path)
+    assert path == tmp_path / "cpu" / "demo.json"
+    loaded = load_results(path)
+    assert loaded == original
+    assert loaded.speedup("eager", "graph") == pytest.approx(10.0)
+
+
+def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path):
+    target = tmp_path / "cpu" / "demo.json"
+    write_json_atomic(target, {"version": "old"})
+    with pytest.raises(TypeError):
+        write_json_atomic(target, {"version": object()})  # not JSON-serialisable
+    assert json.loads(target.read_text()) == {"version": "old"}
+    assert list(target.parent.iterdir()) == [target]  # no temporary file left behind
+
+
+def test_not_json_names_the_file(tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text('{"schema": "tfspeedlab.results", ')
+    with pytest.raises(ResultsFileError, match="broken.json"):
+        load_results(path)
+
+
+@pytest.mark.parametrize(
+    "mutate, field",
+    [
+        (lambda d: d["cases"][1].pop("samples_s"), "cases[1].samples_s"),
+        (lambda d: d["cases"][0].update(samples_s=[]), "cases[0].samples_s"),
+        (lambda d: d["cases"][0].update(calls_per_block="ten"), "cases[0].calls_per_block"),
+        (lambda d: d["environment"].pop("tensorflow"), "environment.tensorflow"),
+        (lambda d: d.update(runner="tpu"), "runner"),
+        (lambda d: d.update(baseline="nope"), "baseline"),
+        (lambda d: d.update(quick="yes"), "quick"),
+        (lambda d: d.update(schema="something.else"), "schema"),
+    ],
+)
+def test_malformed_file_error_names_file_and_field(tmp_path, mutate, field):
+    path = written(tmp_path, mutate)
+    with pytest.raises(ResultsFileError) as raised:
+        load_results(path)
+    assert raised.value.field == field
+    assert str(path) in str(raised.value) and f"'{field}'" in str(raised.value)
+
+
+def test_old_schema_version_is_refused_with_advice(tmp_path):
+    path = written(tmp_path, lambda d: d.update(schema_version=0))
+    with pytest.raises(ResultsFileError, match="schema_version.*re-run"):
+        load_results(path)
+
+
+def test_hand_edited_statistic_is_refused(tmp_path):
+    path = written(tmp_path, lambda d: d["cases"][0].update(median_s=d["cases"][0]["median_s"] / 2))
+    with pytest.raises(ResultsFileError, match=r"cases\[0\].median_s.*derived from samples"):
+        load_results(path)
+
+
+def test_load_runner_skips_failure_records_and_checks_names(tmp_path):
+    write_results(synthetic_results(), tmp_path)
+    (tmp_path / "cpu" / "demo.failed.json").write_text("{}")
+    assert list(load_runner(tmp_path / "cpu")) == ["demo"]
+    (tmp_path / "cpu" / "demo.json").rename(tmp_path / "cpu" / "other.json")
+    with pytest.raises(ResultsFileError, match="other.json"):
+        load_runner(tmp_path / "cpu")

@@ -1,0 +1,66 @@
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO
+from tfspeedlab.results import load_results
+from tfspeedlab.units import format_ratio, format_time
+
+
+def build(results_dir, site_dir):
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
+        cwd=REPO, capture_output=True, text=True, timeout=600,
+        env={**__import__("os").environ, "TFSPEEDLAB_RESULTS": str(results_dir), "NO_MKDOCS_2_WARNING": "1"},
+    )
+
+
+@pytest.fixture(scope="module")
+def built_site(quick_results, tmp_path_factory):
+    site = tmp_path_factory.mktemp("site")
+    completed = build(quick_results, site)
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    return site
+
+
+def test_page_shows_the_figures_of_the_results_file_it_was_built_from(built_site, quick_results):
+    results = load_results(quick_results / "cpu" / "small_ops.json")
+    page = (built_site / "small-ops" / "index.html").read_text()
+    for label in ("eager", "graph", "xla"):
+        m = results.case(label).measurement
+        assert format_time(m.median_s) in page  # the prose figures
+        assert format_time(m.first_call_s) in page
+    assert format_ratio(results.speedup("eager", "graph")) in page
+    home = (built_site / "index.html").read_text()
+    assert format_ratio(results.speedup("eager", "graph")) in home
+
+
+def test_missing_gpu_results_say_not_yet_measured(built_site):
+    page = (built_site / "small-ops" / "index.html").read_text()
+    assert "Not yet measured on GPU" in page
+
+
+def test_charts_are_generated_for_both_colour_schemes(built_site):
+    for theme in ("light", "dark"):
+        chart = built_site / "assets" / "results" / "cpu" / f"small_ops-{theme}.svg"
+        assert "runner: cpu" in chart.read_text()
+    page = (built_site / "small-ops" / "index.html").read_text()
+    assert "small_ops-light.svg#only-light" in page and "small_ops-dark.svg#only-dark" in page
+
+
+def test_committed_results_build_too(tmp_path):
+    completed = build(REPO / "results", tmp_path / "site")
+    assert completed.returncode == 0, completed.stderr[-4000:]
+
+
+def test_malformed_results_file_stops_the_build_naming_it(quick_results, tmp_path):
+    results = tmp_path / "results"
+    shutil.copytree(quick_results, results)
+    broken = results / "gpu" / "small_ops.json"
+    broken.parent.mkdir(exist_ok=True)
+    broken.write_text('{"schema": "tfspeedlab.results", "schema_version": 1}')
+    completed = build(results, tmp_path / "site")
+    assert completed.returncode != 0
+    assert str(broken) in completed.stderr and "'runner'" in completed.stderr

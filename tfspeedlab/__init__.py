@@ -1,0 +1,18 @@
+"""tfspeedlab: fair timing of TensorFlow code, and the results behind the guide."""
+
+from tfspeedlab.measurement import IQR_WARN_THRESHOLD, Measurement
+from tfspeedlab.timer import RetracingError, bench
+from tfspeedlab.units import format_time, select_unit
+from tfspeedlab.workload import Case, Workload, main
+
+__all__ = [
+    "IQR_WARN_THRESHOLD",
+    "Case",
+    "Measurement",
+    "RetracingError",
+    "Workload",
+    "bench",
+    "format_time",
+    "main",
+    "select_unit",
+]

@@ -1,0 +1,5 @@
+import sys
+
+from tfspeedlab.cli import main
+
+sys.exit(main())

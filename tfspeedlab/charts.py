@@ -1,0 +1,88 @@
+"""SVG charts of a results file, one per colour scheme of the site."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display on CI machines or docs builders
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import ticker  # noqa: E402
+
+from tfspeedlab.results import ResultsFile  # noqa: E402
+from tfspeedlab.units import format_time, select_unit  # noqa: E402
+
+# Switch the time axis to log scale when the slowest case is this many times
+# the fastest: on a linear axis the fast bars would shrink to slivers.
+LOG_SCALE_SPREAD = 20.0
+
+
+@dataclass(frozen=True)
+class Theme:
+    name: str
+    text: str
+    grid: str
+    bars: tuple[str, ...]
+
+
+# Colours checked against Material's default (white) and slate (dark) page
+# backgrounds; the chart background stays transparent so it sits on either.
+THEMES = {
+    "light": Theme("light", text="#1f2328", grid="#d0d7de", bars=("#c2410c", "#1d4ed8", "#047857", "#7e22ce")),
+    "dark": Theme("dark", text="#e6edf3", grid="#3d444d", bars=("#fb923c", "#60a5fa", "#34d399", "#c084fc")),
+}
+
+
+def caption(results: ResultsFile) -> str:
+    env = results.environment
+    device = ", ".join(gpu["name"] for gpu in env["gpus"]) or f"{env['cpu_model']} ({env['logical_cores']} cores)"
+    size = "quick run" if results.quick else "full run"
+    return (f"runner: {results.runner} · {device} · TensorFlow {env['tensorflow']} · "
+            f"{size} · {env['utc_time'][:10]}")
+
+
+def time_per_call_svg(results: ResultsFile, theme_name: str) -> str:
+    """Horizontal bars of median time per call, whiskers from first to third quartile."""
+    theme = THEMES[theme_name]
+    cases = list(results.cases)
+    medians = [case.measurement.median_s for case in cases]
+    unit_name, scale = select_unit(min(medians))
+    log_scale = max(medians) / min(medians) >= LOG_SCALE_SPREAD
+
+    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "tfspeedlab", "font.size": 11,
+                         "font.family": "sans-serif", "text.color": theme.text,
+                         "axes.labelcolor": theme.text, "xtick.color": theme.text,
+                         "ytick.color": theme.text, "axes.edgecolor": theme.grid}):
+        figure, axes = plt.subplots(figsize=(7.5, 0.7 * len(cases) + 1.6))
+        positions = range(len(cases))[::-1]  # first case on top, as in the table
+        lows = [(case.measurement.median_s - case.measurement.quartiles_s[0]) / scale for case in cases]
+        highs = [(case.measurement.quartiles_s[1] - case.measurement.median_s) / scale for case in cases]
+        colours = [theme.bars[i % len(theme.bars)] for i in range(len(cases))]
+        axes.barh(list(positions), [m / scale for m in medians], color=colours, height=0.6,
+                  xerr=[lows, highs], error_kw={"ecolor": theme.text, "capsize": 4, "linewidth": 1.2})
+        axes.set_yticks(list(positions), [case.label for case in cases])
+        for position, case, median in zip(positions, cases, medians):
+            axes.annotate(f"   {format_time(median)}", (case.measurement.quartiles_s[1] / scale, position),
+                          va="center", ha="left", color=theme.text, fontsize=10)
+        if log_scale:
+            axes.set_xscale("log")
+            # Plain numbers at 1-2-5 steps read better than powers of ten.
+            axes.xaxis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+            axes.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+            axes.xaxis.set_minor_formatter(ticker.NullFormatter())
+        axes.set_xlim(right=axes.get_xlim()[1] * (3 if log_scale else 1.25))
+        axes.set_xlabel(f"time per call ({unit_name}, {'log scale, ' if log_scale else ''}"
+                        "median; whiskers: interquartile range)")
+        axes.grid(axis="x", color=theme.grid, linewidth=0.6)
+        axes.set_axisbelow(True)
+        for side in ("top", "right"):
+            axes.spines[side].set_visible(False)
+        axes.set_title(results.title, loc="left", fontsize=12, color=theme.text)
+        figure.text(0.01, 0.01, caption(results), fontsize=8.5, color=theme.text, alpha=0.85)
+        figure.tight_layout(rect=(0, 0.05, 1, 1))
+        buffer = io.StringIO()
+        figure.savefig(buffer, format="svg", transparent=True, metadata={"Date": None})
+        plt.close(figure)
+    return buffer.getvalue()

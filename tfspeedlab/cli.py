@@ -1,0 +1,116 @@
+"""``tfspeedlab run | list | env``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tfspeedlab import catalog
+from tfspeedlab.runner import RUNNER_CHOICES
+from tfspeedlab.worker import EXIT_NO_GPU
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    options = parser.parse_args(argv)
+    if options.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    return options.handler(options)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tfspeedlab", description="Fair timing of TensorFlow examples.")
+    parser.add_argument("--examples", type=Path, default=None,
+                        help="folder of example scripts (default: the repository's examples/)")
+    commands = parser.add_subparsers(dest="command")
+
+    run = commands.add_parser("run", help="run examples and write results/<runner>/<example>.json")
+    run.add_argument("names", nargs="*", metavar="NAME", help="examples to run (default: all)")
+    run.add_argument("--quick", action="store_true", help="shrunken workloads and budgets, as in CI")
+    run.add_argument("--runner", choices=RUNNER_CHOICES, default="auto",
+                     help="results folder to write: cpu hides any GPU; gpu refuses to run without one")
+    run.add_argument("--out", type=Path, default=Path("results"),
+                     help="results root; files go to OUT/<runner>/<example>.json (default: results)")
+    run.set_defaults(handler=_run)
+
+    listing = commands.add_parser("list", help="list the examples")
+    listing.set_defaults(handler=_list)
+
+    env = commands.add_parser("env", help="print the environment a run would record")
+    env.set_defaults(handler=_env)
+    return parser
+
+
+def _list(options: argparse.Namespace) -> int:
+    examples = catalog.discover(options.examples)
+    width = max((len(name) for name in examples), default=0)
+    for name, script in examples.items():
+        print(f"{name.ljust(width)}  {script.title}")
+    return 0
+
+
+def _env(options: argparse.Namespace) -> int:
+    from tfspeedlab import environment
+
+    print(json.dumps(environment.capture(), indent=2))
+    return 0
+
+
+def _run(options: argparse.Namespace) -> int:
+    try:
+        scripts = catalog.select(options.names, options.examples)
+    except catalog.UnknownExampleError as error:
+        print(f"tfspeedlab: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if not scripts:
+        print("tfspeedlab: error: no examples found", file=sys.stderr)
+        return EXIT_USAGE
+
+    outcomes: dict[str, str] = {}
+    suite_start = time.perf_counter()
+    for index, script in enumerate(scripts, start=1):
+        print(f"[{index}/{len(scripts)}] {script.name}: {script.title}", file=sys.stderr, flush=True)
+        start = time.perf_counter()
+        try:
+            code = _run_worker(script, options)
+        except KeyboardInterrupt:
+            outcomes[script.name] = "interrupted (its previous results, if any, are untouched)"
+            _summary(outcomes, suite_start)
+            return EXIT_INTERRUPTED
+        if code == EXIT_NO_GPU:
+            return EXIT_NO_GPU
+        outcomes[script.name] = f"{'ok' if code == 0 else 'FAILED'} in {time.perf_counter() - start:.1f} s"
+    _summary(outcomes, suite_start)
+    return 0 if all(outcome.startswith("ok") for outcome in outcomes.values()) else 1
+
+
+def _run_worker(script: catalog.ExampleScript, options: argparse.Namespace) -> int:
+    command = [sys.executable, "-m", "tfspeedlab.worker", str(script.path),
+               "--runner", options.runner, "--out", str(options.out)]
+    if options.quick:
+        command.append("--quick")
+    # The child shares the terminal's process group, so Ctrl-C reaches it too;
+    # wait for it to unwind before reporting, so no output interleaves.
+    child = subprocess.Popen(command)
+    try:
+        return child.wait()
+    except KeyboardInterrupt:
+        try:
+            child.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            child.kill()
+        raise
+
+
+def _summary(outcomes: dict[str, str], suite_start: float) -> None:
+    print(f"\nsummary ({time.perf_counter() - suite_start:.1f} s):", file=sys.stderr)
+    for name, outcome in outcomes.items():
+        print(f"  {name}: {outcome}", file=sys.stderr)

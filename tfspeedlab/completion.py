@@ -1,0 +1,50 @@
+"""Make sure the work behind a returned value is finished before the clock is read.
+
+TensorFlow may return before a result exists: GPU kernels run on a CUDA stream
+after the Python call has returned, and ``set_synchronous_execution(False)``
+queues ops on any device. Reading every returned tensor back to the host
+(``.numpy()``) waits for the ops that produce it; ``sync_devices()`` then waits
+for everything still queued on every device.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+def materialize(value: Any) -> int:
+    """Read every tensor in a nested structure back to the host; return how many."""
+    if isinstance(value, Mapping):
+        return sum(materialize(item) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(materialize(item) for item in value)
+    if hasattr(value, "numpy") and callable(value.numpy):
+        value.numpy()
+        return 1
+    return 0
+
+
+def device_sync() -> Callable[[], None] | None:
+    """``tf.test.experimental.sync_devices`` when TensorFlow drives a GPU, else None.
+
+    TensorFlow is only consulted if the caller already imported it: timing a
+    plain Python function must not pay for importing TensorFlow.
+    """
+    tf = sys.modules.get("tensorflow")
+    if tf is None or not tf.config.list_logical_devices("GPU"):
+        return None
+    return tf.test.experimental.sync_devices
+
+
+def describe(tensor_count: int, synced_devices: bool) -> str:
+    """A one-line account of how completion was forced, stored with the results."""
+    parts = []
+    if tensor_count:
+        parts.append(f".numpy() on the {tensor_count} returned tensor(s) of the last call in each block")
+    else:
+        parts.append("no tensors returned; the call itself is synchronous")
+    if synced_devices:
+        parts.append("tf.test.experimental.sync_devices() before each clock read")
+    return "; ".join(parts)

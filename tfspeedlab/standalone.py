@@ -1,0 +1,27 @@
+"""``python examples/NAME.py``: run one example in this process and print its table."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+from tfspeedlab.results import write_results
+from tfspeedlab.runner import resolve_runner, run_workload
+from tfspeedlab.tables import text_table
+from tfspeedlab.workload import Workload
+
+
+def run_standalone(build: Callable[..., Workload], argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Run this example and print its measurements.")
+    parser.add_argument("--quick", action="store_true", help="smaller, faster run (as in CI)")
+    parser.add_argument("--out", type=Path, help="also write the results file under this folder")
+    options = parser.parse_args(argv)
+
+    workload = build(quick=options.quick)
+    runner = resolve_runner("auto")
+    results = run_workload(workload, runner, options.quick)
+    print(f"\n{results.title} — runner: {runner}, TensorFlow {results.environment['tensorflow']}\n")
+    print(text_table(results))
+    if options.out:
+        print(f"\nwrote {write_results(results, options.out)}")

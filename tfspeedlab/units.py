@@ -1,0 +1,41 @@
+"""One place that picks the unit for every human-facing time (as torch's ``select_unit``)."""
+
+from __future__ import annotations
+
+# (unit name, seconds per unit), smallest first. A time is shown in the largest
+# unit in which it is at least 1, so 0.00042 s reads "420 µs", never "0.42 ms".
+_UNITS: tuple[tuple[str, float], ...] = (
+    ("ns", 1e-9),
+    ("µs", 1e-6),
+    ("ms", 1e-3),
+    ("s", 1.0),
+)
+
+
+def select_unit(seconds: float) -> tuple[str, float]:
+    """Return ``(unit, scale)`` such that ``seconds / scale`` lies in [1, 1000)."""
+    chosen = _UNITS[0]
+    for unit in _UNITS:
+        if abs(seconds) >= unit[1]:
+            chosen = unit
+    return chosen
+
+
+def format_time(seconds: float, unit: tuple[str, float] | None = None, digits: int = 3) -> str:
+    """Format with ``digits`` significant figures, in ``unit`` or the best unit for it."""
+    name, scale = unit or select_unit(seconds)
+    return f"{format_significant(seconds / scale, digits)} {name}"
+
+
+def format_significant(value: float, digits: int = 3) -> str:
+    """``12.3``, ``1.23``, ``123``, ``1234`` — significant figures without exponent notation."""
+    if value == 0:
+        return "0"
+    magnitude = len(str(int(abs(value)))) if abs(value) >= 1 else 0
+    decimals = max(digits - magnitude, 0)
+    return f"{value:.{decimals}f}"
+
+
+def format_ratio(ratio: float) -> str:
+    """A speed-up or slow-down factor: ``12.3×``, ``1.05×``, ``0.31×``."""
+    return f"{format_significant(ratio, 3)}×"

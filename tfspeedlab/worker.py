@@ -1,0 +1,59 @@
+"""Child process that runs one example: ``python -m tfspeedlab.worker PATH ...``.
+
+Each example runs in a fresh process so that thread pools (fixed at first use),
+XLA caches, memory and even a crash of one example cannot touch another.
+Exit codes: 0 written, 1 the example failed (recorded), 3 no GPU for a GPU run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from pathlib import Path
+
+from tfspeedlab import catalog, environment
+from tfspeedlab.results import write_failure, write_results
+from tfspeedlab.runner import RUNNER_CHOICES, NoGPUError, hide_gpus_for, resolve_runner, run_workload
+
+EXIT_FAILED = 1
+EXIT_NO_GPU = 3
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tfspeedlab.worker")
+    parser.add_argument("path", type=Path)
+    parser.add_argument("--runner", choices=RUNNER_CHOICES, default="auto")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--quick", action="store_true")
+    options = parser.parse_args(argv)
+
+    script = catalog.ExampleScript(options.path.stem, options.path)
+    # TensorFlow's INFO lines drown the progress display; warnings still show.
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+    hide_gpus_for(options.runner)
+    try:
+        runner = resolve_runner(options.runner)
+    except NoGPUError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_NO_GPU
+    try:
+        workload = script.load().workload(quick=options.quick)
+        if workload.name != script.name:
+            raise ValueError(f"{script.path} builds a workload named {workload.name!r}; it must be {script.name!r}")
+        results = run_workload(workload, runner, options.quick)
+        path = write_results(results, options.out)
+    except Exception as error:  # any failure of the example is recorded, not raised
+        details = traceback.format_exc()
+        print(details, file=sys.stderr)
+        record = write_failure(options.out, runner, script.name, f"{type(error).__name__}: {error}",
+                               details, environment.utc_now())
+        print(f"  {script.name} failed: {type(error).__name__}: {error} (recorded in {record})", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"  {script.name} → {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
