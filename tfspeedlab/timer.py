@@ -141,10 +141,11 @@ def _calibrate(block: Callable[[int], float], target_s: float) -> int:
         elapsed = block(calls)
         if elapsed >= target_s:
             return calls
-        # Jump straight to the estimate (with 20% headroom) instead of doubling
-        # many times, but never by less than 2x so a noisy estimate still grows.
-        estimate = math.ceil(calls * target_s / max(elapsed, 1e-9) * 1.2)
-        calls = max(calls * 2, min(estimate, calls * 1000))
+        # Jump straight to the estimate, with 5% headroom so the next block
+        # clears the target; it always grows because elapsed < target. The cap
+        # keeps one freak fast block from scheduling a huge one.
+        estimate = math.ceil(calls * target_s / max(elapsed, 1e-9) * 1.05)
+        calls = min(estimate, calls * 1000)
 
 
 def _check_no_retracing(guarded: list[Any], traces_before: list[int]) -> None:
