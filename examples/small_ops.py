@@ -31,7 +31,10 @@ def workload(quick=False):
         name="small_ops",
         title="Many small ops (Test 1)",
         params={"steps": STEPS, "ops_per_call": 3 * STEPS, "shape": [10, 10]},
-        cases=[tfspeedlab.Case(mode, fn, (x,), {"mode": mode}) for mode, fn in modes.items()],
+        cases=[
+            tfspeedlab.Case(mode, fn, args=(x,), params={"mode": mode})
+            for mode, fn in modes.items()
+        ],
         baseline="eager",
         budget_s=0.5 if quick else 3.0,
     )

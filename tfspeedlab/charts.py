@@ -64,7 +64,8 @@ def time_per_call_svg(results: ResultsFile, theme_name: str) -> str:
                   xerr=[lows, highs], error_kw={"ecolor": theme.text, "capsize": 4, "linewidth": 1.2})
         axes.set_yticks(list(positions), [case.label for case in cases])
         for position, case, median in zip(positions, cases, medians):
-            axes.annotate(f"   {format_time(median)}", (case.measurement.quartiles_s[1] / scale, position),
+            axes.annotate(format_time(median), (case.measurement.quartiles_s[1] / scale, position),
+                          xytext=(8, 0), textcoords="offset points",
                           va="center", ha="left", color=theme.text, fontsize=10)
         if log_scale:
             axes.set_xscale("log")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from tfspeedlab.results import ResultsFile
 from tfspeedlab.units import format_ratio, format_time, select_unit
 
-COLUMNS = ("Case", "Median per call", "Spread (IQR)", "Best block", "First call", "Speed-up", "Calls × blocks")
+COLUMNS = ("Case", "Median per call", "Spread (IQR)", "First call", "Speed-up", "Calls × blocks")
 
 
 @dataclass(frozen=True)
@@ -15,14 +15,13 @@ class Row:
     case: str
     median: str
     iqr: str
-    minimum: str
     first_call: str
     speedup: str
     sampling: str
     noisy: bool
 
     def cells(self) -> tuple[str, ...]:
-        return (self.case, self.median, self.iqr, self.minimum, self.first_call, self.speedup, self.sampling)
+        return (self.case, self.median, self.iqr, self.first_call, self.speedup, self.sampling)
 
 
 def rows(results: ResultsFile) -> list[Row]:
@@ -32,18 +31,18 @@ def rows(results: ResultsFile) -> list[Row]:
     built = []
     for case in results.cases:
         m = case.measurement
-        noisy_mark = f" (! {m.relative_iqr:.0%})" if m.noisy else ""
+        # Non-breaking space: the mark must not wrap away from its figure.
+        noisy_mark = f"\u00a0(!\u00a0{m.relative_iqr:.0%})" if m.noisy else ""
         speedup = "—"
         if results.baseline is not None:
             speedup = format_ratio(results.speedup(results.baseline, case.label))
             if case.label == results.baseline:
-                speedup += " (baseline)"
+                speedup += "\u00a0(baseline)"
         built.append(
             Row(
                 case=case.label,
                 median=format_time(m.median_s, unit) + noisy_mark,
                 iqr=f"{m.relative_iqr:.1%}",
-                minimum=format_time(m.min_s, unit),
                 first_call=format_time(m.first_call_s),
                 speedup=speedup,
                 sampling=f"{m.calls_per_block} × {m.blocks}",
