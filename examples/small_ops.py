@@ -6,6 +6,9 @@
 # issuing each op. Run it with `python examples/small_ops.py [--quick]`.
 
 # %%
+# %pip install -q "tfspeedlab @ git+https://github.com/tfspeedlab/tfspeedlab"
+
+# %%
 import tensorflow as tf
 
 import tfspeedlab

@@ -49,3 +49,53 @@ def test_example_runs_as_a_plain_script_and_prints_its_table():
     assert "Median per call" in completed.stdout
     for mode in ("eager", "graph", "xla"):
         assert f"\n{mode} " in completed.stdout
+
+
+def test_every_training_mode_trains(quick_results):
+    results = load_results(quick_results / "cpu" / "train_step.json")
+    assert [c.label for c in results.cases] == ["eager", "graph", "xla", "train_on_batch", "fit"]
+    for case in results.cases:
+        # A mode that is fast because it does nothing would leave the loss where it started.
+        assert case.metrics["loss_end"] < 0.9 * case.metrics["loss_start"], case.label
+    assert len({case.metrics["loss_start"] for case in results.cases}) == 1  # same starting weights
+    assert results.case("fit").params["steps_per_call"] == 100
+
+
+def test_tracing_pitfalls_retrace_and_their_fixes_do_not(quick_results):
+    results = load_results(quick_results / "cpu" / "tracing.json")
+    traces = {case.label: case.metrics["traces"] for case in results.cases}
+    assert traces["python scalars"] == traces["changing shapes"] == traces["new tf.function per call"] == 10
+    assert traces["fix: tensor scalars"] == traces["fix: input_signature"] == 1
+    assert traces["fix: reduce_retracing"] <= 3
+    assert traces["eager, no tf.function"] == 0
+    assert results.case("python side effect").metrics["python_side_effects"] == 1
+
+
+def test_time_breakdown_splits_each_call_into_layers(quick_results):
+    results = load_results(quick_results / "cpu" / "time_breakdown.json")
+    for case in results.cases:
+        shares = [case.metrics[f"{layer}_fraction"] for layer in ("python", "runtime", "kernels")]
+        assert all(0 < share < 1 for share in shares), case.label
+        assert sum(shares) == pytest.approx(1.0)
+
+
+def test_sweeps_cover_every_mode_at_every_point(quick_results):
+    for name, parameter in (("matmul", "size"), ("op_chain", "n_ops")):
+        results = load_results(quick_results / "cpu" / f"{name}.json")
+        points = {(case.params["mode"], case.params[parameter]) for case in results.cases}
+        values = {value for _, value in points}
+        assert points == {(mode, value) for mode in ("eager", "graph", "xla") for value in values}
+
+
+def test_fair_timing_records_how_each_case_completed(quick_results):
+    results = load_results(quick_results / "cpu" / "fair_timing.json")
+    assert "none" in results.case("no sync").measurement.completion
+    assert ".numpy()" in results.case("right way").measurement.completion
+    single = results.case("one call at a time").measurement
+    assert (single.calls_per_block, single.blocks) == (1, 30)
+
+
+def test_notebooks_match_their_example_scripts():
+    from tfspeedlab.notebooks import stale_notebooks
+
+    assert stale_notebooks() == [], "run `python -m tfspeedlab.notebooks` and commit notebooks/"

@@ -64,3 +64,28 @@ def test_malformed_results_file_stops_the_build_naming_it(quick_results, tmp_pat
     completed = build(results, tmp_path / "site")
     assert completed.returncode != 0
     assert str(broken) in completed.stderr and "'runner'" in completed.stderr
+
+
+def test_derived_figures_reach_their_pages(built_site, quick_results):
+    from tfspeedlab import figures
+
+    op_chain = load_results(quick_results / "cpu" / "op_chain.json")
+    page = (built_site / "op-count" / "index.html").read_text()
+    for name in ("break_even_ops", "graph_call_cost", "eager_per_op", "graph_per_op"):
+        assert figures.derived(op_chain, name) in page
+    tracing = load_results(quick_results / "cpu" / "tracing.json")
+    rules = (built_site / "golden-rules" / "index.html").read_text()
+    assert f"retraced\n   {figures.metric(tracing, 'python scalars', 'traces')} times" in rules or \
+        f"retraced {figures.metric(tracing, 'python scalars', 'traces')} times" in rules
+
+
+def test_no_directive_survives_the_build(built_site):
+    for page in built_site.rglob("*.html"):
+        assert "{{" not in page.read_text() or page.parent.name == "search", page
+
+
+def test_notebook_pages_offer_download_and_colab(built_site):
+    page = (built_site / "notebooks" / "small_ops" / "index.html").read_text()
+    assert "Download notebook" in page and "small_ops.ipynb" in page
+    assert "colab.research.google.com/github/tfspeedlab/tfspeedlab/blob/main/notebooks/small_ops.ipynb" in page
+    assert (built_site / "notebooks" / "small_ops" / "small_ops.ipynb").exists()

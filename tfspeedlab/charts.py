@@ -51,10 +51,7 @@ def time_per_call_svg(results: ResultsFile, theme_name: str) -> str:
     unit_name, scale = select_unit(min(medians))
     log_scale = max(medians) / min(medians) >= LOG_SCALE_SPREAD
 
-    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "tfspeedlab", "font.size": 11,
-                         "font.family": "sans-serif", "text.color": theme.text,
-                         "axes.labelcolor": theme.text, "xtick.color": theme.text,
-                         "ytick.color": theme.text, "axes.edgecolor": theme.grid}):
+    with _style(theme):
         figure, axes = plt.subplots(figsize=(7.5, 0.7 * len(cases) + 1.6))
         positions = range(len(cases))[::-1]  # first case on top, as in the table
         lows = [(case.measurement.median_s - case.measurement.quartiles_s[0]) / scale for case in cases]
@@ -69,21 +66,113 @@ def time_per_call_svg(results: ResultsFile, theme_name: str) -> str:
                           va="center", ha="left", color=theme.text, fontsize=10)
         if log_scale:
             axes.set_xscale("log")
-            # Plain numbers at 1-2-5 steps read better than powers of ten.
-            axes.xaxis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
-            axes.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
-            axes.xaxis.set_minor_formatter(ticker.NullFormatter())
+            _plain_log_ticks(axes.xaxis)
         axes.set_xlim(right=axes.get_xlim()[1] * (3 if log_scale else 1.25))
         axes.set_xlabel(f"time per call ({unit_name}, {'log scale, ' if log_scale else ''}"
                         "median; whiskers: interquartile range)")
         axes.grid(axis="x", color=theme.grid, linewidth=0.6)
-        axes.set_axisbelow(True)
-        for side in ("top", "right"):
-            axes.spines[side].set_visible(False)
-        axes.set_title(results.title, loc="left", fontsize=12, color=theme.text)
-        figure.text(0.01, 0.01, caption(results), fontsize=8.5, color=theme.text, alpha=0.85)
-        figure.tight_layout(rect=(0, 0.05, 1, 1))
-        buffer = io.StringIO()
-        figure.savefig(buffer, format="svg", transparent=True, metadata={"Date": None})
-        plt.close(figure)
+        _finish_axes(figure, axes, results)
+        return _svg(figure)
+
+
+def sweep_svg(results: ResultsFile, theme_name: str) -> str:
+    """Median time per call against the swept parameter, one line per mode, log-log."""
+    from tfspeedlab import analysis
+
+    theme = THEMES[theme_name]
+    x_name = analysis.sweep_parameter(results)
+    all_medians = [case.measurement.median_s for case in results.cases]
+    unit_name, scale = select_unit(min(all_medians))
+    with _style(theme):
+        figure, axes = plt.subplots(figsize=(7.5, 4.6))
+        for index, mode in enumerate(analysis.modes(results)):
+            points = analysis.sweep(results, mode)
+            xs = [x for x, _ in points]
+            colour = theme.bars[index % len(theme.bars)]
+            axes.plot(xs, [m.median_s / scale for _, m in points], marker="o", color=colour,
+                      label=mode, linewidth=1.8, markersize=5)
+            axes.fill_between(xs, [m.quartiles_s[0] / scale for _, m in points],
+                              [m.quartiles_s[1] / scale for _, m in points], color=colour, alpha=0.2, linewidth=0)
+        axes.set_xscale("log")
+        axes.set_yscale("log")
+        _plain_log_ticks(axes.xaxis)
+        _plain_log_ticks(axes.yaxis)
+        axes.set_xticks(sorted({x for case in results.cases for x in [case.params[x_name]]}))
+        axes.set_xlabel(x_name.replace("_", " ") + " (log scale)")
+        axes.set_ylabel(f"time per call ({unit_name}, log scale)")
+        axes.grid(which="major", color=theme.grid, linewidth=0.6)
+        axes.legend(frameon=False, labelcolor=theme.text)
+        _finish_axes(figure, axes, results)
+        return _svg(figure)
+
+
+def _style(theme: Theme):
+    return plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "tfspeedlab", "font.size": 11,
+                           "font.family": "sans-serif", "text.color": theme.text,
+                           "axes.labelcolor": theme.text, "xtick.color": theme.text,
+                           "ytick.color": theme.text, "axes.edgecolor": theme.grid})
+
+
+def _plain_log_ticks(axis) -> None:
+    # Plain numbers at 1-2-5 steps read better than powers of ten.
+    axis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+    axis.set_minor_formatter(ticker.NullFormatter())
+
+
+def _finish_axes(figure, axes, results: ResultsFile) -> None:
+    for side in ("top", "right"):
+        axes.spines[side].set_visible(False)
+    axes.set_axisbelow(True)
+    axes.set_title(results.title, loc="left", fontsize=12)
+    figure.text(0.01, 0.01, caption(results), fontsize=8.5, alpha=0.85)
+    figure.tight_layout(rect=(0, 0.05, 1, 1))
+
+
+def _svg(figure) -> str:
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg", transparent=True, metadata={"Date": None})
+    plt.close(figure)
     return buffer.getvalue()
+
+
+def chart_svg(results: ResultsFile, theme_name: str) -> str:
+    """The chart that fits the results file: lines for a sweep, stacked layers, or bars."""
+    if "sweep" in results.params:
+        return sweep_svg(results, theme_name)
+    if has_layers(results):
+        return layers_svg(results, theme_name)
+    return time_per_call_svg(results, theme_name)
+
+
+LAYERS = ("python", "runtime", "kernels")
+LAYER_LABELS = {"python": "Python", "runtime": "TensorFlow runtime", "kernels": "kernels"}
+
+
+def has_layers(results: ResultsFile) -> bool:
+    return all(f"{layer}_fraction" in case.metrics for case in results.cases for layer in LAYERS)
+
+
+def layers_svg(results: ResultsFile, theme_name: str) -> str:
+    """Stacked bars: each case's median time per call split by its profiled layer fractions."""
+    theme = THEMES[theme_name]
+    cases = list(results.cases)
+    unit_name, scale = select_unit(min(case.measurement.median_s for case in cases))
+    with _style(theme):
+        figure, axes = plt.subplots(figsize=(7.5, 0.7 * len(cases) + 2.0))
+        positions = list(range(len(cases))[::-1])
+        left = [0.0] * len(cases)
+        for index, layer in enumerate(LAYERS):
+            widths = [case.measurement.median_s * case.metrics[f"{layer}_fraction"] / scale for case in cases]
+            axes.barh(positions, widths, left=left, height=0.6, color=theme.bars[index], label=LAYER_LABELS[layer])
+            left = [a + b for a, b in zip(left, widths)]
+        for position, case, end in zip(positions, cases, left):
+            axes.annotate(format_time(case.measurement.median_s), (end, position), xytext=(6, 0),
+                          textcoords="offset points", va="center", fontsize=10)
+        axes.set_yticks(positions, [case.label for case in cases])
+        axes.set_xlim(right=max(left) * 1.18)
+        axes.set_xlabel(f"time per call ({unit_name}; median, split by profiled share)")
+        axes.grid(axis="x", color=theme.grid, linewidth=0.6)
+        axes.legend(frameon=False, loc="lower right", labelcolor=theme.text)
+        _finish_axes(figure, axes, results)
+        return _svg(figure)

@@ -46,6 +46,15 @@ def _parser() -> argparse.ArgumentParser:
 
     env = commands.add_parser("env", help="print the environment a run would record")
     env.set_defaults(handler=_env)
+
+    merge = commands.add_parser(
+        "merge", help="merge results from other runs into one results folder, newest run per runner/example"
+    )
+    merge.add_argument("sources", nargs="+", type=Path, metavar="SOURCE",
+                       help="a results root (SOURCE/<runner>/<example>.json), one runner's folder, or one file")
+    merge.add_argument("--into", type=Path, required=True, metavar="DIR",
+                       help="results root to merge into; nothing in it is deleted")
+    merge.set_defaults(handler=_merge)
     return parser
 
 
@@ -61,6 +70,26 @@ def _env(options: argparse.Namespace) -> int:
     from tfspeedlab import environment
 
     print(json.dumps(environment.capture(), indent=2))
+    return 0
+
+
+def _merge(options: argparse.Namespace) -> int:
+    from tfspeedlab.merge import MergeError, merge_results
+
+    try:
+        report = merge_results(options.sources, options.into)
+    except MergeError as error:
+        print(f"tfspeedlab: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    for path in report.written:
+        print(f"wrote {path}")
+    for path in report.unchanged:
+        print(f"kept {path} (already as new as any source)")
+    for path in report.superseded:
+        print(f"skipped {path} (another source has a run at least as new)")
+    for path in report.ignored:
+        print(f"ignored {path} (a failure record, not results)")
+    print(f"{len(report.written)} written, {len(report.unchanged)} already up to date")
     return 0
 
 

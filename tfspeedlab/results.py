@@ -51,6 +51,8 @@ class CaseResult:
     label: str
     params: Mapping[str, Any]
     measurement: Measurement
+    # Measured quantities other than time: tracing counts, loss change, memory.
+    metrics: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,7 @@ def _case_to_dict(case: CaseResult) -> dict[str, Any]:
     return {
         "label": case.label,
         "params": dict(case.params),
+        "metrics": dict(case.metrics),
         # Statistics are stored for people reading the file; loading recomputes
         # them from the samples and refuses a file where they disagree.
         "median_s": m.median_s,
@@ -127,9 +130,13 @@ def write_json_atomic(path: Path, data: Mapping[str, Any]) -> None:
     then renamed over the target; a crash or Ctrl-C at any point leaves no
     half-written file behind.
     """
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file renamed into place."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as temp:
@@ -241,10 +248,15 @@ def _case_from_dict(reader: _FieldReader, raw: Any, prefix: str) -> CaseResult:
                 f"is {stored!r} but its samples give {getattr(measurement, stat)!r}; "
                 "statistics are derived from samples and must not be edited by hand",
             )
+    metrics = reader.get(raw, "metrics", dict, prefix)
+    for name, value in metrics.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ResultsFileError(reader.path, f"{prefix}metrics.{name}", "must be a finite number")
     return CaseResult(
         label=reader.get(raw, "label", str, prefix),
         params=reader.get(raw, "params", dict, prefix),
         measurement=measurement,
+        metrics=metrics,
     )
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Callable
 
 from tfspeedlab import environment
+from tfspeedlab.measurement import Measurement
 from tfspeedlab.results import CaseResult, ResultsFile
 from tfspeedlab.timer import bench
 from tfspeedlab.units import format_time
@@ -43,6 +45,15 @@ def resolve_runner(requested: str) -> str:
     return requested
 
 
+def per_step(measurement: Measurement, steps_per_call: int) -> Measurement:
+    """Per-call samples divided into per-step samples; the first call stays whole."""
+    if steps_per_call == 1:
+        return measurement
+    return dataclasses.replace(
+        measurement, samples_s=tuple(sample / steps_per_call for sample in measurement.samples_s)
+    )
+
+
 def print_progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
@@ -56,12 +67,18 @@ def run_workload(
     cases = []
     for index, case in enumerate(workload.cases, start=1):
         progress(f"  {workload.name} · {case.label}  ({index}/{len(workload.cases)}) …")
-        measurement = bench(case.fn, *case.args, budget_s=workload.budget_s, watch=case.watch)
+        options = {"budget_s": workload.budget_s, "watch": case.watch, **case.bench_options}
+        measurement = per_step(bench(case.fn, *case.args, **options), case.steps_per_call)
+        metrics = dict(case.metrics()) if case.metrics else {}
         progress(
             f"  {workload.name} · {case.label}  {format_time(measurement.median_s)} per call "
             f"({measurement.calls_per_block} calls × {measurement.blocks} blocks)"
+            + (f" {metrics}" if metrics else "")
         )
-        cases.append(CaseResult(label=case.label, params=dict(case.params), measurement=measurement))
+        params = dict(case.params)
+        if case.steps_per_call != 1:
+            params["steps_per_call"] = case.steps_per_call
+        cases.append(CaseResult(case.label, params, measurement, metrics))
     return ResultsFile(
         example=workload.name,
         title=workload.title,

@@ -16,7 +16,8 @@ def run_standalone(build: Callable[..., Workload], argv: list[str] | None = None
     parser = argparse.ArgumentParser(description="Run this example and print its measurements.")
     parser.add_argument("--quick", action="store_true", help="smaller, faster run (as in CI)")
     parser.add_argument("--out", type=Path, help="also write the results file under this folder")
-    options = parser.parse_args(argv)
+    # parse_known_args: inside a notebook, sys.argv holds the kernel's own flags.
+    options, _ = parser.parse_known_args(argv)
 
     workload = build(quick=options.quick)
     runner = resolve_runner("auto")

@@ -71,3 +71,116 @@ def markdown_table(results: ResultsFile) -> str:
 
 def _escape(cell: str) -> str:
     return cell.replace("|", "\\|")
+
+
+def sweep_markdown_table(results: ResultsFile) -> str:
+    """One row per swept value, one median column per mode, then speed-ups against eager."""
+    from tfspeedlab import analysis
+
+    x_name = analysis.sweep_parameter(results)
+    mode_names = analysis.modes(results)
+    unit = select_unit(min(case.measurement.median_s for case in results.cases))
+    series = {mode: dict(analysis.sweep(results, mode)) for mode in mode_names}
+    others = [mode for mode in mode_names if mode != "eager"] if "eager" in series else []
+    header = [x_name.replace("_", " "), *mode_names, *(f"{mode} vs eager" for mode in others)]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(["--:"] * len(header)) + " |"]
+    for x in sorted(series[mode_names[0]]):
+        cells = [f"{x:g}" if isinstance(x, float) else str(x)]
+        for mode in mode_names:
+            m = series[mode][x]
+            cells.append(format_time(m.median_s, unit) + (f"\u00a0(!\u00a0{m.relative_iqr:.0%})" if m.noisy else ""))
+        for mode in others:
+            cells.append(format_ratio(series["eager"][x].median_s / series[mode][x].median_s))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def any_noisy(results: ResultsFile) -> bool:
+    return any(case.measurement.noisy for case in results.cases)
+
+
+# XLA is called a win or a loss only beyond this ratio against the plain graph;
+# closer than that is within the spread a shared 2-core runner produces.
+XLA_VERDICT_MARGIN = 1.10
+
+
+def xla_rows(results: ResultsFile) -> list[tuple[str, float, float, float, float]]:
+    """(case, graph median, xla median, graph first call, xla first call) per comparable pair."""
+    sweep_name = results.params.get("sweep")
+    by_key: dict[object, dict[str, object]] = {}
+    for case in results.cases:
+        mode = case.params.get("mode")
+        if mode in ("graph", "xla"):
+            key = case.params.get(sweep_name) if sweep_name else None
+            by_key.setdefault(key, {})[mode] = case.measurement
+    rows = []
+    for key, pair in by_key.items():
+        if {"graph", "xla"} <= pair.keys():
+            label = "—" if key is None else f"{sweep_name.replace('_', ' ')} {key}"
+            rows.append((label, pair["graph"].median_s, pair["xla"].median_s,
+                         pair["graph"].first_call_s, pair["xla"].first_call_s))
+    return rows
+
+
+def xla_verdict(graph_s: float, xla_s: float) -> str:
+    ratio = graph_s / xla_s
+    if ratio >= XLA_VERDICT_MARGIN:
+        return "**XLA faster**"
+    if ratio <= 1 / XLA_VERDICT_MARGIN:
+        return "**XLA slower**"
+    return "no clear difference"
+
+
+def xla_summary_table(all_results: list[ResultsFile]) -> str:
+    header = ("Workload", "Case", "graph", "XLA", "XLA vs graph", "First call: graph → XLA", "Verdict")
+    lines = ["| " + " | ".join(header) + " |", "| --- | --- | --: | --: | --: | --: | --- |"]
+    for results in all_results:
+        for label, graph_s, xla_s, graph_first, xla_first in xla_rows(results):
+            lines.append("| " + " | ".join((
+                results.title, label, format_time(graph_s), format_time(xla_s), format_ratio(graph_s / xla_s),
+                f"{format_time(graph_first)} → {format_time(xla_first)}", xla_verdict(graph_s, xla_s),
+            )) + " |")
+    return "\n".join(lines)
+
+
+def environment_table(all_results: list[ResultsFile]) -> str:
+    """One row per results file: where, when and on what it was measured."""
+    from tfspeedlab import provenance
+
+    header = ("Example", "Measured (UTC)", "Commit", "Hardware", "TensorFlow", "Python", "Run", "Up to date?")
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(["---"] * len(header)) + " |"]
+    for results in all_results:
+        env = results.environment
+        hardware = f"{env['cpu_model']}, {env['logical_cores']} cores"
+        if env["gpus"]:
+            gpu_names = ", ".join(gpu["name"] for gpu in env["gpus"])
+            hardware += (f"; {gpu_names}, driver {env.get('gpu_driver') or '?'}, "
+                         f"CUDA {env['cuda_build'] or '?'}, cuDNN {env['cudnn_build'] or '?'}")
+        lines.append("| " + " | ".join((
+            f"`{results.example}`", env["utc_time"][:16].replace("T", " "),
+            f"`{(env['git_commit'] or 'unknown')[:10]}`", hardware, env["tensorflow"], env["python"],
+            "quick" if results.quick else "full", provenance.freshness(results),
+        )) + " |")
+    return "\n".join(lines)
+
+
+def layers_table(results: ResultsFile) -> str:
+    """Time per call in each profiled layer: median × the layer's share of the profiled call."""
+    from tfspeedlab.charts import LAYER_LABELS, LAYERS
+
+    ops = results.params.get("ops_per_call")
+    header = ["Mode", *(LAYER_LABELS[layer] for layer in LAYERS), "Total (median)"]
+    if ops:
+        header += [f"Per op ({ops} ops)"]
+    lines = ["| " + " | ".join(header) + " |", "| --- |" + " --: |" * (len(header) - 1)]
+    for case in results.cases:
+        median = case.measurement.median_s
+        cells = [case.label]
+        for layer in LAYERS:
+            share = case.metrics[f"{layer}_fraction"]
+            cells.append(f"{format_time(median * share)} ({share:.0%})")
+        cells.append(format_time(median))
+        if ops:
+            cells.append(format_time(median / ops))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)

@@ -15,6 +15,7 @@ The procedure follows the best harnesses (``torch.utils.benchmark``'s
 
 from __future__ import annotations
 
+import functools
 import gc
 import math
 import time
@@ -48,6 +49,7 @@ def bench(
     repeat: int | None = None,
     warmup: int = 1,
     sync_every_call: bool = False,
+    force_completion: bool = True,
     watch: Iterable[Any] = (),
 ) -> Measurement:
     """Time ``fn(*args)`` and return its per-call :class:`Measurement`.
@@ -59,6 +61,9 @@ def bench(
         warmup: untimed calls after the first (timed) call.
         sync_every_call: force completion after every call instead of once per
             block: latency per call rather than throughput of back-to-back calls.
+        force_completion: read results back and sync devices before each clock
+            read. Turning it off is wrong for real measurements; it exists to
+            demonstrate how much a timing without it under-reports.
         watch: ``tf.function`` objects that must not retrace while timed, in
             addition to ``fn`` itself (for a plain function that calls them).
     """
@@ -69,7 +74,8 @@ def bench(
             raise ValueError(f"{name} must be at least 1, got {value}")
 
     guarded = [f for f in (fn, *watch) if hasattr(f, "experimental_get_tracing_count")]
-    sync = completion.device_sync()
+    sync = completion.device_sync() if force_completion else None
+    finish = functools.partial(_finish, sync=sync) if force_completion else _ignore
 
     start = time.perf_counter()
     output = fn(*args)
@@ -79,11 +85,11 @@ def bench(
     first_call_s = time.perf_counter() - start
 
     for _ in range(warmup):
-        _finish(fn(*args), sync)
+        finish(fn(*args))
     traces_before = [f.experimental_get_tracing_count() for f in guarded]
 
     def block(calls: int) -> float:
-        return _time_block(fn, args, calls, sync, sync_every_call)
+        return _time_block(fn, args, calls, finish, sync_every_call)
 
     if number is None:
         number = _calibrate(block, max(budget_s / TARGET_BLOCKS, MIN_BLOCK_S))
@@ -105,7 +111,8 @@ def bench(
         samples_s=tuple(samples),
         calls_per_block=number,
         first_call_s=first_call_s,
-        completion=completion.describe(tensor_count, sync is not None),
+        completion=completion.describe(tensor_count, sync is not None) if force_completion
+        else "none: results were not forced to complete (a demonstration of the wrong way)",
         tracing_count=guarded[0].experimental_get_tracing_count() if guarded and guarded[0] is fn else None,
     )
 
@@ -116,7 +123,11 @@ def _finish(output: Any, sync: Callable[[], None] | None) -> None:
         sync()
 
 
-def _time_block(fn, args, calls, sync, sync_every_call) -> float:
+def _ignore(output: Any) -> None:
+    pass
+
+
+def _time_block(fn, args, calls, finish, sync_every_call) -> float:
     # Collection pauses land on whichever call happens to allocate; keep them
     # out of the timed region, as timeit does.
     gc_was_enabled = gc.isenabled()
@@ -126,8 +137,8 @@ def _time_block(fn, args, calls, sync, sync_every_call) -> float:
         for _ in range(calls):
             output = fn(*args)
             if sync_every_call:
-                _finish(output, sync)
-        _finish(output, sync)
+                finish(output)
+        finish(output)
         return time.perf_counter() - start
     finally:
         if gc_was_enabled:

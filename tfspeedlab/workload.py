@@ -17,6 +17,14 @@ class Case:
     params: Mapping[str, Any] = field(default_factory=dict)
     # tf.functions called by ``fn`` that must not retrace while timed.
     watch: tuple[Any, ...] = ()
+    # How many steps one call of ``fn`` performs (a fit() over 20 batches is
+    # 20 steps); times are reported per step.
+    steps_per_call: int = 1
+    # Measured quantities other than time (tracing count, loss change...),
+    # collected once after timing and stored beside the times.
+    metrics: Callable[[], Mapping[str, float]] | None = None
+    # Options passed on to ``bench`` for this case only.
+    bench_options: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

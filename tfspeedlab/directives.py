@@ -1,0 +1,216 @@
+"""The page directives, each turning results into Markdown.
+
+``{{ results NAME }}``
+    CPU / GPU content tabs with the table and chart of ``results/<runner>/NAME.json``
+    (a pivot table and line chart for a sweep), or a plain note where that
+    runner has no file yet.
+``{{ median NAME CASE }}``, ``{{ first_call NAME CASE }}``
+    One case's median time per call, or its first-call time.
+``{{ speedup NAME SLOWER FASTER }}``
+    Ratio of two cases' medians, e.g. ``10.1×``.
+``{{ derived NAME FIGURE }}``
+    A figure computed from the file (see ``tfspeedlab.figures.DERIVED``).
+``{{ metric NAME CASE METRIC }}``
+    A measured non-time quantity of one case (a tracing count, a loss).
+``{{ sample_range NAME CASE }}``
+    Slowest over fastest sample of one case: how far single timings scatter.
+``{{ layers NAME }}``
+    Per-mode table of the profiled split into Python, runtime and kernels.
+``{{ layer_time NAME CASE LAYER }}``, ``{{ layer_share NAME CASE LAYER }}``
+    One layer's time per call (median × profiled share), or its share.
+``{{ xla_summary }}``
+    XLA against plain graph mode for every workload that measured both.
+``{{ environment }}``
+    The environment of each runner's results.
+
+Inline figures read the ``cpu`` runner unless given ``runner=gpu``; arguments
+with spaces are quoted: ``{{ metric tracing "python scalars" traces }}``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+from tfspeedlab import charts, figures, tables
+from tfspeedlab.results import RUNNERS, ResultsFile, load_failure
+from tfspeedlab.units import format_ratio, format_time
+
+RUNNER_TITLES = {"cpu": "CPU", "gpu": "GPU"}
+CHART_DIR = "assets/results"
+
+
+def chart_uri(runner: str, example: str, theme: str) -> str:
+    return f"{CHART_DIR}/{runner}/{example}-{theme}.svg"
+
+
+@dataclass(frozen=True)
+class Context:
+    results: dict[str, dict[str, ResultsFile]]
+    results_root: Path
+    repo_url: str | None
+    page_uri: str
+
+    def lookup(self, example: str, options: dict[str, str]) -> ResultsFile:
+        runner = options.pop("runner", "cpu")
+        if options:
+            raise ValueError(f"unknown option(s) {sorted(options)}")
+        if runner not in RUNNERS:
+            raise ValueError(f"runner must be one of {RUNNERS}")
+        try:
+            return self.results[runner][example]
+        except KeyError:
+            raise KeyError(
+                f"no results file {self.results_root / runner / (example + '.json')}; "
+                f"run `tfspeedlab run {example} --runner {runner}`"
+            ) from None
+
+    def relative(self, uri: str) -> str:
+        return posixpath.relpath(uri, posixpath.dirname(self.page_uri))
+
+
+def render(name: str, args: list[str], context: Context) -> str:
+    positional = [arg for arg in args if "=" not in arg]
+    options = dict(arg.split("=", 1) for arg in args if "=" in arg)
+    handler = _DIRECTIVES.get(name)
+    if handler is None:
+        raise ValueError(f"unknown directive; known: {', '.join(sorted(_DIRECTIVES))}")
+    return handler(context, options, *positional)
+
+
+def _results(context: Context, options: dict, example: str) -> str:
+    return runner_tabs(lambda runner: _runner_block(context, runner, example))
+
+
+def runner_tabs(body_of) -> str:
+    """Material content tabs, one per runner; linked across the site."""
+    tabs = []
+    for runner in RUNNERS:
+        tabs.append(f'=== "{RUNNER_TITLES[runner]}"\n\n{textwrap.indent(body_of(runner), "    ")}')
+    return "\n\n".join(tabs) + "\n"
+
+
+def not_measured(runner: str, what: str) -> str:
+    title = RUNNER_TITLES[runner]
+    return (f'!!! note "Not yet measured on {title}"\n\n'
+            f"    No {title} run of {what} has been recorded yet, so this tab shows no figures. "
+            f"`tfspeedlab run --runner {runner}` on such a machine fills it.\n")
+
+
+def _runner_block(context: Context, runner: str, example: str) -> str:
+    results = context.results[runner].get(example)
+    if results is None:
+        return not_measured(runner, f"`{example}`")
+    parts = []
+    failure = load_failure(context.results_root / runner, example)
+    if failure and failure.get("utc_time", "") > results.environment["utc_time"]:
+        parts.append(f'!!! warning "The latest {runner} run of this example failed"\n\n'
+                     f"    `{failure.get('error', 'unknown error')}` ({failure.get('utc_time')}). "
+                     "The figures below are from the last run that succeeded.\n")
+    if results.quick:
+        parts.append('!!! info "Quick run"\n\n    These figures come from a `--quick` run: '
+                     "smaller workloads and shorter budgets, so wider spread than a full run.\n")
+    if "sweep" in results.params:
+        parts.append(tables.sweep_markdown_table(results))
+    else:
+        parts.append(tables.markdown_table(results))
+    if tables.any_noisy(results):
+        parts.append("*(! N%)* marks a noisy case: its interquartile range is at least 10% of its "
+                     "median, so differences of that size are not evidence.")
+    for theme in charts.THEMES:
+        target = context.relative(chart_uri(runner, example, theme))
+        parts.append(f"![{results.title}, time per call on {runner}]({target}#only-{theme})")
+    parts.append(_provenance(context, results, runner, example))
+    return "\n\n".join(parts) + "\n"
+
+
+def _provenance(context: Context, results: ResultsFile, runner: str, example: str) -> str:
+    env = results.environment
+    commit = env.get("git_commit")
+    at_commit = f" at commit `{commit[:10]}`" if commit else ""
+    link = f"results/{runner}/{example}.json"
+    link = f"[{link}]({context.repo_url.rstrip('/')}/blob/main/{link})" if context.repo_url else f"`{link}`"
+    return (f"<small>Measured {env['utc_time'][:16].replace('T', ' ')} UTC{at_commit}; "
+            f"raw samples and full environment in {link}.</small>")
+
+
+def _median(context: Context, options: dict, example: str, case: str) -> str:
+    return format_time(context.lookup(example, options).case(case).measurement.median_s)
+
+
+def _first_call(context: Context, options: dict, example: str, case: str) -> str:
+    return format_time(context.lookup(example, options).case(case).measurement.first_call_s)
+
+
+def _speedup(context: Context, options: dict, example: str, slower: str, faster: str) -> str:
+    return format_ratio(context.lookup(example, options).speedup(slower, faster))
+
+
+def _sample_range(context: Context, options: dict, example: str, case: str) -> str:
+    samples = context.lookup(example, options).case(case).measurement.samples_s
+    return format_ratio(max(samples) / min(samples))
+
+
+def _derived(context: Context, options: dict, example: str, name: str) -> str:
+    return figures.derived(context.lookup(example, options), name)
+
+
+def _metric(context: Context, options: dict, example: str, case: str, name: str) -> str:
+    return figures.metric(context.lookup(example, options), case, name)
+
+
+def _layers(context: Context, options: dict, example: str) -> str:
+    def body(runner: str) -> str:
+        results = context.results[runner].get(example)
+        if results is None:
+            return not_measured(runner, f"`{example}`")
+        return tables.layers_table(results) + "\n"
+
+    return runner_tabs(body)
+
+
+def _layer_time(context: Context, options: dict, example: str, case: str, layer: str) -> str:
+    found = context.lookup(example, options).case(case)
+    return format_time(found.measurement.median_s * found.metrics[f"{layer}_fraction"])
+
+
+def _layer_share(context: Context, options: dict, example: str, case: str, layer: str) -> str:
+    return f"{context.lookup(example, options).case(case).metrics[f'{layer}_fraction']:.0%}"
+
+
+def _xla_summary(context: Context, options: dict) -> str:
+    def body(runner: str) -> str:
+        with_xla = [r for r in context.results[runner].values() if tables.xla_rows(r)]
+        if not with_xla:
+            return not_measured(runner, "the XLA workloads")
+        return tables.xla_summary_table(with_xla) + "\n"
+
+    return runner_tabs(body)
+
+
+def _environment(context: Context, options: dict) -> str:
+    def body(runner: str) -> str:
+        found = context.results[runner]
+        if not found:
+            return not_measured(runner, "any example")
+        return tables.environment_table(list(found.values())) + "\n"
+
+    return runner_tabs(body)
+
+
+_DIRECTIVES = {
+    "results": _results,
+    "median": _median,
+    "first_call": _first_call,
+    "speedup": _speedup,
+    "derived": _derived,
+    "sample_range": _sample_range,
+    "metric": _metric,
+    "xla_summary": _xla_summary,
+    "layers": _layers,
+    "layer_time": _layer_time,
+    "layer_share": _layer_share,
+    "environment": _environment,
+}
