@@ -32,14 +32,16 @@ def workload(quick=False):
         # Warm-up, calibrated blocks, results read back before the clock stops.
         tfspeedlab.Case("right way", traced, (a,)),
         # A fresh tf.function each time: every timed call also traces.
-        tfspeedlab.Case("tracing inside the timing", lambda: tf.function(matmul)(a)),
+        tfspeedlab.Case("tracing inside the timing",
+                        lambda: tf.function(matmul)(a)),
         # Thirty separate one-call timings: what "run it once" can give you.
         tfspeedlab.Case("one call at a time", traced, (a,),
                         bench_options={"number": 1, "repeat": 30, "warmup": 0}),
         # The clock stops when the work is queued, not when it is done.
         # Few calls, so the unfinished queue stays small.
         tfspeedlab.Case("no sync", traced, (a,),
-                        bench_options={"force_completion": False, "number": 20, "repeat": 10}),
+                        bench_options={"force_completion": False,
+                                       "number": 20, "repeat": 10}),
     ]
     return tfspeedlab.Workload(
         name="fair_timing",

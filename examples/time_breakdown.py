@@ -37,7 +37,8 @@ def workload(quick=False):
     def layers(mode, fn):
         def measure():  # runs after the timing, so tracing never slows it
             split = profiling.profile(fn, (x,), mode, calls=10 if quick else 40)
-            return {f"{layer}_fraction": share for layer, share in split.fractions().items()}
+            shares = split.fractions().items()
+            return {f"{layer}_fraction": share for layer, share in shares}
 
         return measure
 
@@ -46,7 +47,8 @@ def workload(quick=False):
         title="One call, layer by layer",
         params={"ops_per_call": 3 * STEPS, "shape": [10, 10]},
         cases=[
-            tfspeedlab.Case(mode, fn, (x,), {"mode": mode}, metrics=layers(mode, fn))
+            tfspeedlab.Case(mode, fn, (x,), {"mode": mode},
+                            metrics=layers(mode, fn))
             for mode, fn in modes.items()
         ],
         baseline="eager",

@@ -49,8 +49,11 @@ def workload(quick=False):
 
     def case(label, fn, model, args=(), **options):
         start = loss_of(model)
-        metrics = lambda: {"loss_start": start, "loss_end": loss_of(model)}  # noqa: E731
-        return tfspeedlab.Case(label, fn, args, {"mode": label}, metrics=metrics, **options)
+        def metrics():
+            return {"loss_start": start, "loss_end": loss_of(model)}
+
+        return tfspeedlab.Case(label, fn, args, {"mode": label},
+                               metrics=metrics, **options)
 
     cases = []
     for mode in ("eager", "graph", "xla"):
@@ -66,16 +69,19 @@ def workload(quick=False):
 
     model = make_model()
     model.compile(optimizer=tf.keras.optimizers.SGD(0.01), loss="mse")
-    X_epoch, Y_epoch = tf.tile(X, [BATCHES_PER_FIT, 1]), tf.tile(Y, [BATCHES_PER_FIT, 1])
+    X_epoch = tf.tile(X, [BATCHES_PER_FIT, 1])
+    Y_epoch = tf.tile(Y, [BATCHES_PER_FIT, 1])
 
     def fit():
-        return model.fit(X_epoch, Y_epoch, batch_size=64, epochs=1, shuffle=False, verbose=0)
+        return model.fit(X_epoch, Y_epoch, batch_size=64, epochs=1,
+                         shuffle=False, verbose=0)
 
     cases.append(case("fit", fit, model, steps_per_call=BATCHES_PER_FIT))
     return tfspeedlab.Workload(
         name="train_step",
         title="One training step (Test 3)",
-        params={"batch": 64, "layers": "Dense 20→64→1", "optimizer": "SGD(0.01)",
+        params={"batch": 64, "layers": "Dense 20→64→1",
+                "optimizer": "SGD(0.01)",
                 "keras_jit_compile": bool(model.jit_compile)},
         cases=cases,
         baseline="eager",

@@ -40,13 +40,30 @@ def workload(quick=False):
         cases=[tfspeedlab.Case("sleep", time.sleep, (0.01,))], budget_s=120,
     )
 '''
+ISOLATED = '''
+# # Process groups
+import os
+import time
+import tfspeedlab
+
+def setup():
+    pid, flag = os.getpid(), os.environ.get("ISOLATION_FLAG") == "on"
+    return tfspeedlab.Prepared(time.sleep, (0.001,), metrics=lambda: {"pid": pid, "flag": float(flag)})
+
+def workload(quick=False):
+    return tfspeedlab.Workload(name="isolated", title="Isolated", budget_s=0.05, cases=[
+        tfspeedlab.Case("a1", setup=setup, process="a", env={"ISOLATION_FLAG": "on"}),
+        tfspeedlab.Case("b", setup=setup, process="b"),
+        tfspeedlab.Case("a2", setup=setup, process="a", env={"ISOLATION_FLAG": "on"}),
+    ])
+'''
 
 
 @pytest.fixture
 def examples_dir(tmp_path):
     folder = tmp_path / "examples"
     folder.mkdir()
-    for name, text in (("passing", PASSING), ("failing", FAILING), ("slow", SLOW)):
+    for name, text in (("passing", PASSING), ("failing", FAILING), ("slow", SLOW), ("isolated", ISOLATED)):
         (folder / f"{name}.py").write_text(textwrap.dedent(text))
     return folder
 
@@ -116,3 +133,16 @@ def test_ctrl_c_stops_the_run_and_keeps_previous_results(examples_dir, tmp_path)
     assert "interrupted" in remaining
     assert previous.read_text() == '{"kept": true}'
     assert sorted(p.name for p in previous.parent.iterdir()) == ["slow.json"]
+
+
+def test_process_groups_run_in_their_own_processes_with_their_env(examples_dir, tmp_path):
+    out = tmp_path / "results"
+    completed = run_cli("--examples", str(examples_dir), "run", "isolated", "--runner", "cpu", "--out", str(out))
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    results = json.loads((out / "cpu" / "isolated.json").read_text())
+    cases = {case["label"]: case for case in results["cases"]}
+    assert [case["label"] for case in results["cases"]] == ["a1", "b", "a2"]  # the workload's order
+    assert cases["a1"]["metrics"]["pid"] == cases["a2"]["metrics"]["pid"] != cases["b"]["metrics"]["pid"]
+    assert cases["a1"]["metrics"]["flag"] == cases["a2"]["metrics"]["flag"] == 1.0
+    assert cases["b"]["metrics"]["flag"] == 0.0
+    assert cases["a1"]["params"]["env"] == {"ISOLATION_FLAG": "on"}

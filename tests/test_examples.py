@@ -99,3 +99,16 @@ def test_notebooks_match_their_example_scripts():
     from tfspeedlab.notebooks import stale_notebooks
 
     assert stale_notebooks() == [], "run `python -m tfspeedlab.notebooks` and commit notebooks/"
+
+
+def test_tf1_vs_tf2_every_mode_trains_in_its_own_process(quick_results):
+    results = load_results(quick_results / "cpu" / "tf1_vs_tf2.json")
+    modes = {case.params["mode"] for case in results.cases}
+    assert {"TF1-style graph", "Keras 3 train_on_batch", "tf.function step", "Keras 3 fit"} <= modes
+    for case in results.cases:
+        # Fast because it does nothing? Then the weights would not move and the loss would not fall.
+        assert case.metrics["weight_change"] > 0, case.label
+        assert case.metrics["loss_end"] < case.metrics["loss_start"], case.label
+        legacy = case.params["mode"].startswith(("TF1", "tf_keras"))
+        assert case.params.get("env") == ({"TF_USE_LEGACY_KERAS": "1"} if legacy else None), case.label
+    assert results.case("tiny · Keras 3 fit").params["steps_per_call"] == 200

@@ -3,12 +3,13 @@
 from tfspeedlab.measurement import IQR_WARN_THRESHOLD, Measurement
 from tfspeedlab.timer import RetracingError, bench
 from tfspeedlab.units import format_time, select_unit
-from tfspeedlab.workload import Case, Workload, main
+from tfspeedlab.workload import Case, Prepared, Workload, main
 
 __all__ = [
     "IQR_WARN_THRESHOLD",
     "Case",
     "Measurement",
+    "Prepared",
     "RetracingError",
     "Workload",
     "bench",

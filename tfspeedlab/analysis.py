@@ -130,15 +130,32 @@ def gains(results: ResultsFile, faster: str = "graph", slower: str = "eager") ->
             for (x, fast), (_, slow) in zip(sweep(results, faster), sweep(results, slower))]
 
 
+def clearly_faster(fast: Measurement, slow: Measurement, margin: float = NEGLIGIBLE_GAIN) -> bool:
+    """``fast`` beats ``slow`` by ``margin`` even comparing its slow quartile with the other's fast one.
+
+    A gain that fits inside the spread of the two measurements is not a gain.
+    """
+    return slow.quartiles_s[0] >= fast.quartiles_s[1] * (1.0 + margin)
+
+
+def clear_gain_points(results: ResultsFile, faster: str = "graph", slower: str = "eager") -> list[float]:
+    """Swept values where ``faster`` clearly (see ``clearly_faster``) beats ``slower``."""
+    return [x for (x, fast), (_, slow) in zip(sweep(results, faster), sweep(results, slower))
+            if clearly_faster(fast, slow)]
+
+
 def gain_fades_at(results: ResultsFile, threshold: float = NEGLIGIBLE_GAIN) -> float | None:
-    """Smallest swept value from which graph mode's gain stays under ``threshold``."""
-    answer = None
-    for x, gain in reversed(gains(results)):
-        if gain < threshold:
-            answer = x
-        else:
-            break
-    return answer
+    """Smallest swept value from which graph mode never clearly gains ``threshold`` over eager.
+
+    The first swept value when it never does; None when it still does at the
+    largest value measured.
+    """
+    points = [x for x, _ in sweep(results, "graph")]
+    winning = clear_gain_points(results)
+    if not winning:
+        return points[0]
+    later = [x for x in points if x > max(winning)]
+    return later[0] if later else None
 
 
 def tracing_payback_calls(results: ResultsFile, traced: str = "graph", eager: str = "eager") -> float:

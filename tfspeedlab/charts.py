@@ -140,6 +140,8 @@ def chart_svg(results: ResultsFile, theme_name: str) -> str:
     """The chart that fits the results file: lines for a sweep, stacked layers, or bars."""
     if "sweep" in results.params:
         return sweep_svg(results, theme_name)
+    if "grid" in results.params:
+        return grid_svg(results, theme_name)
     if has_layers(results):
         return layers_svg(results, theme_name)
     return time_per_call_svg(results, theme_name)
@@ -175,4 +177,37 @@ def layers_svg(results: ResultsFile, theme_name: str) -> str:
         axes.grid(axis="x", color=theme.grid, linewidth=0.6)
         axes.legend(frameon=False, loc="lower right", labelcolor=theme.text)
         _finish_axes(figure, axes, results)
+        return _svg(figure)
+
+
+def grid_svg(results: ResultsFile, theme_name: str) -> str:
+    """One panel per column value (e.g. per model), bars per row value (e.g. per mode)."""
+    from tfspeedlab.tables import grid
+
+    theme = THEMES[theme_name]
+    _, _, row_values, column_values, cells = grid(results)
+    baseline = results.params.get("baseline_mode")
+    with _style(theme):
+        figure, panels = plt.subplots(len(column_values), 1, figsize=(7.5, 0.32 * len(row_values) * len(column_values) + 2.2),
+                                      squeeze=False)
+        for axes, column in zip(panels[:, 0], column_values):
+            present = [row for row in row_values if (row, column) in cells]
+            medians = [cells[(row, column)].measurement.median_s for row in present]
+            unit_name, scale = select_unit(min(medians))
+            positions = list(range(len(present))[::-1])
+            colours = [theme.bars[0] if row == baseline else theme.bars[1] for row in present]
+            axes.barh(positions, [m / scale for m in medians], color=colours, height=0.65)
+            for position, median in zip(positions, medians):
+                axes.annotate(format_time(median), (median / scale, position), xytext=(5, 0),
+                              textcoords="offset points", va="center", fontsize=8.5)
+            axes.set_yticks(positions, present, fontsize=9)
+            axes.set_xlim(right=max(medians) / scale * 1.3)
+            axes.set_title(f"{column} — time per step ({unit_name})", loc="left", fontsize=10.5)
+            axes.grid(axis="x", color=theme.grid, linewidth=0.6)
+            for side in ("top", "right"):
+                axes.spines[side].set_visible(False)
+            axes.set_axisbelow(True)
+        figure.suptitle(results.title, x=0.01, ha="left", fontsize=12)
+        figure.text(0.01, 0.005, caption(results), fontsize=8.5, alpha=0.85)
+        figure.tight_layout(rect=(0, 0.03, 1, 0.98))
         return _svg(figure)

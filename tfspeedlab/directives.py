@@ -8,6 +8,12 @@
     One case's median time per call, or its first-call time.
 ``{{ speedup NAME SLOWER FASTER }}``
     Ratio of two cases' medians, e.g. ``10.1×``.
+``{{ ratio NAME A B }}``
+    Median of A over median of B: below 1× means A is faster.
+``{{ verdict NAME A B }}``
+    "at least as fast as" when A's median is at most B's, else "slower than".
+``{{ training_check NAME }}``
+    Loss before and after timing and the largest weight change, per case.
 ``{{ derived NAME FIGURE }}``
     A figure computed from the file (see ``tfspeedlab.figures.DERIVED``).
 ``{{ metric NAME CASE METRIC }}``
@@ -114,6 +120,8 @@ def _runner_block(context: Context, runner: str, example: str) -> str:
                      "smaller workloads and shorter budgets, so wider spread than a full run.\n")
     if "sweep" in results.params:
         parts.append(tables.sweep_markdown_table(results))
+    elif "grid" in results.params:
+        parts.append(tables.grid_markdown_table(results))
     else:
         parts.append(tables.markdown_table(results))
     if tables.any_noisy(results):
@@ -146,6 +154,35 @@ def _first_call(context: Context, options: dict, example: str, case: str) -> str
 
 def _speedup(context: Context, options: dict, example: str, slower: str, faster: str) -> str:
     return format_ratio(context.lookup(example, options).speedup(slower, faster))
+
+
+def _ratio(context: Context, options: dict, example: str, numerator: str, denominator: str) -> str:
+    results = context.lookup(example, options)
+    return format_ratio(results.case(numerator).measurement.median_s / results.case(denominator).measurement.median_s)
+
+
+def _verdict(context: Context, options: dict, example: str, candidate: str, reference: str) -> str:
+    results = context.lookup(example, options)
+    ratio = results.case(candidate).measurement.median_s / results.case(reference).measurement.median_s
+    return "at least as fast as" if ratio <= 1.0 else "slower than"
+
+
+def _training_check(context: Context, options: dict, example: str) -> str:
+    def body(runner: str) -> str:
+        results = context.results[runner].get(example)
+        if results is None:
+            return not_measured(runner, f"`{example}`")
+        lines = ["| Case | Loss before | Loss after | Largest weight change |", "| --- | --: | --: | --: |"]
+        for case in results.cases:
+            m = case.metrics
+            lines.append(f"| {case.label} | {m['loss_start']:.4g} | {m['loss_end']:.4g} | {m['weight_change']:.3g} |")
+        return "\n".join(lines) + "\n"
+
+    return runner_tabs(body)
+
+
+def _tf_version(context: Context, options: dict, example: str) -> str:
+    return context.lookup(example, options).environment["tensorflow"]
 
 
 def _sample_range(context: Context, options: dict, example: str, case: str) -> str:
@@ -205,6 +242,10 @@ _DIRECTIVES = {
     "median": _median,
     "first_call": _first_call,
     "speedup": _speedup,
+    "ratio": _ratio,
+    "verdict": _verdict,
+    "tf_version": _tf_version,
+    "training_check": _training_check,
     "derived": _derived,
     "sample_range": _sample_range,
     "metric": _metric,

@@ -108,7 +108,8 @@ def git_commit() -> str | None:
 
 
 def git_dirty() -> bool | None:
-    status = _git("status", "--porcelain", "--untracked-files=no")
+    # Only the code a run executes counts: pages and results may change meanwhile.
+    status = _git("status", "--porcelain", "--untracked-files=no", "--", "tfspeedlab", "examples")
     return None if status is None else bool(status)
 
 

@@ -30,6 +30,11 @@ def _worst_gain(results: ResultsFile, faster: str, slower: str) -> str:
     return f"{format_significant(gain + 1, 3)}× (at {analysis.sweep_parameter(results).replace('_', ' ')} {x})"
 
 
+def _fades(results: ResultsFile) -> str:
+    value = analysis.gain_fades_at(results)
+    return "beyond the largest size measured" if value is None else _swept_value(results, value)
+
+
 def _payback(results: ResultsFile) -> str:
     calls = analysis.tracing_payback_calls(results)
     return "never (graph mode is not faster per call)" if math.isinf(calls) else f"{math.ceil(calls)}"
@@ -49,7 +54,10 @@ DERIVED: dict[str, Callable[[ResultsFile], str]] = {
     "measured_break_even": lambda r: _swept_value(r, analysis.first_x_where_faster(r, "graph", "eager")),
     "fit_error": lambda r: f"{max(analysis.op_costs(r).eager.worst_relative_error, analysis.op_costs(r).graph.worst_relative_error):.0%}",
     # size sweep
-    "gain_fades_at": lambda r: _swept_value(r, analysis.gain_fades_at(r)),
+    "gain_fades_at": lambda r: _fades(r),
+    "clear_graph_gains": lambda r: ", ".join(map(str, analysis.clear_gain_points(r))) or "none",
+    "eager_clearly_faster_up_to": lambda r: _swept_value(r, max(analysis.clear_gain_points(r, "eager", "graph"),
+                                                               default=None)),
     "graph_faster_from": lambda r: _swept_value(r, analysis.first_x_where_faster(r, "graph", "eager")),
     "gap_closes_at": lambda r: _swept_value(r, analysis.difference_fades_at(r)),
     "best_graph_gain": lambda r: _best_gain(r, "graph", "eager"),

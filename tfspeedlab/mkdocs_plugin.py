@@ -67,7 +67,14 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
 
         def replace(match: re.Match) -> str:
             try:
-                return directives.render(match["name"], shlex.split(match["args"]), context)
+                output = directives.render(match["name"], shlex.split(match["args"]), context)
+                # A directive alone on an indented line (inside an admonition or
+                # a list) keeps every line of its output at that indentation.
+                line_start = markdown.rfind("\n", 0, match.start()) + 1
+                indent = markdown[line_start:match.start()]
+                if indent and not indent.strip():
+                    output = output.replace("\n", "\n" + indent)
+                return output
             except (KeyError, TypeError, ValueError) as error:
                 message = error.args[0] if isinstance(error, KeyError) and error.args else error
                 raise PluginError(f"{page.file.src_uri}: {match[0]!r}: {message}") from error

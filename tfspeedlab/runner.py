@@ -6,13 +6,14 @@ import dataclasses
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from tfspeedlab import environment
 from tfspeedlab.measurement import Measurement
 from tfspeedlab.results import CaseResult, ResultsFile
 from tfspeedlab.timer import bench
 from tfspeedlab.units import format_time
-from tfspeedlab.workload import Workload
+from tfspeedlab.workload import Case, Workload
 
 RUNNER_CHOICES = ("cpu", "gpu", "auto")
 
@@ -63,22 +64,36 @@ def run_workload(
     runner: str,
     quick: bool,
     progress: Callable[[str], None] = print_progress,
+    only_process: str | None = None,
 ) -> ResultsFile:
+    """Time the cases (those of one process group, if given) in this process."""
+    selected = [case for case in workload.cases if only_process is None or case.process == only_process]
     cases = []
-    for index, case in enumerate(workload.cases, start=1):
-        progress(f"  {workload.name} · {case.label}  ({index}/{len(workload.cases)}) …")
-        options = {"budget_s": workload.budget_s, "watch": case.watch, **case.bench_options}
-        measurement = per_step(bench(case.fn, *case.args, **options), case.steps_per_call)
-        metrics = dict(case.metrics()) if case.metrics else {}
+    for index, case in enumerate(selected, start=1):
+        progress(f"  {workload.name} · {case.label}  ({index}/{len(selected)}) …")
+        prepared = case.prepare()
+        options = {"budget_s": workload.budget_s, "watch": prepared.watch, **case.bench_options}
+        measurement = per_step(bench(prepared.fn, *prepared.args, **options), case.steps_per_call)
+        metrics = dict(prepared.metrics()) if prepared.metrics else {}
         progress(
             f"  {workload.name} · {case.label}  {format_time(measurement.median_s)} per call "
             f"({measurement.calls_per_block} calls × {measurement.blocks} blocks)"
             + (f" {metrics}" if metrics else "")
         )
-        params = dict(case.params)
-        if case.steps_per_call != 1:
-            params["steps_per_call"] = case.steps_per_call
-        cases.append(CaseResult(case.label, params, measurement, metrics))
+        cases.append(CaseResult(case.label, case_params(case), measurement, metrics))
+    return assemble(workload, runner, quick, cases)
+
+
+def case_params(case: Case) -> dict:
+    params = dict(case.params)
+    if case.steps_per_call != 1:
+        params["steps_per_call"] = case.steps_per_call
+    if case.env:
+        params["env"] = dict(case.env)
+    return params
+
+
+def assemble(workload: Workload, runner: str, quick: bool, cases: list[CaseResult]) -> ResultsFile:
     return ResultsFile(
         example=workload.name,
         title=workload.title,
@@ -89,3 +104,12 @@ def run_workload(
         cases=tuple(cases),
         baseline=workload.baseline,
     )
+
+
+def measure(script: Path, workload: Workload, runner: str, quick: bool) -> ResultsFile:
+    """All of a workload's cases: here, or one fresh process per process group."""
+    if workload.processes:
+        from tfspeedlab.isolation import run_in_processes
+
+        return run_in_processes(script, workload, runner, quick)
+    return run_workload(workload, runner, quick)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from tfspeedlab.results import write_results
-from tfspeedlab.runner import resolve_runner, run_workload
+from tfspeedlab.runner import measure, resolve_runner
 from tfspeedlab.tables import text_table
 from tfspeedlab.workload import Workload
 
@@ -21,7 +22,8 @@ def run_standalone(build: Callable[..., Workload], argv: list[str] | None = None
 
     workload = build(quick=options.quick)
     runner = resolve_runner("auto")
-    results = run_workload(workload, runner, options.quick)
+    script = Path(sys.modules[build.__module__].__file__)
+    results = measure(script, workload, runner, options.quick)
     print(f"\n{results.title} — runner: {runner}, TensorFlow {results.environment['tensorflow']}\n")
     print(text_table(results))
     if options.out:

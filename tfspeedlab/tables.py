@@ -184,3 +184,39 @@ def layers_table(results: ResultsFile) -> str:
             cells.append(format_time(median / ops))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def grid(results: ResultsFile) -> tuple[str, str, list, list, dict]:
+    """(row parameter, column parameter, row values, column values, {(row, column): case})."""
+    spec = results.params["grid"]
+    rows_name, columns_name = spec["rows"], spec["columns"]
+    cells, row_values, column_values = {}, [], []
+    for case in results.cases:
+        row, column = case.params[rows_name], case.params[columns_name]
+        row_values += [row] if row not in row_values else []
+        column_values += [column] if column not in column_values else []
+        cells[(row, column)] = case
+    return rows_name, columns_name, row_values, column_values, cells
+
+
+def grid_markdown_table(results: ResultsFile) -> str:
+    """Rows × columns of median time per step, each with its ratio to the baseline row."""
+    rows_name, _, row_values, column_values, cells = grid(results)
+    baseline = results.params.get("baseline_mode")
+    header = [rows_name.capitalize(), *map(str, column_values)]
+    lines = ["| " + " | ".join(header) + " |", "| --- |" + " --: |" * len(column_values)]
+    for row in row_values:
+        line = [f"**{row}**" if row == baseline else row]
+        for column in column_values:
+            case = cells.get((row, column))
+            if case is None:
+                line.append("not measured")
+                continue
+            m = case.measurement
+            text = format_time(m.median_s) + (f"\u00a0(!\u00a0{m.relative_iqr:.0%})" if m.noisy else "")
+            base = cells.get((baseline, column))
+            if base is not None and row != baseline:
+                text += f" · {format_ratio(m.median_s / base.measurement.median_s)}"
+            line.append(text)
+        lines.append("| " + " | ".join(line) + " |")
+    return "\n".join(lines)

@@ -14,8 +14,8 @@ import traceback
 from pathlib import Path
 
 from tfspeedlab import catalog, environment
-from tfspeedlab.results import write_failure, write_results
-from tfspeedlab.runner import RUNNER_CHOICES, NoGPUError, hide_gpus_for, resolve_runner, run_workload
+from tfspeedlab.results import to_dict, write_failure, write_json_atomic, write_results
+from tfspeedlab.runner import RUNNER_CHOICES, NoGPUError, hide_gpus_for, measure, resolve_runner, run_workload
 
 EXIT_FAILED = 1
 EXIT_NO_GPU = 3
@@ -25,9 +25,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tfspeedlab.worker")
     parser.add_argument("path", type=Path)
     parser.add_argument("--runner", choices=RUNNER_CHOICES, default="auto")
-    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--out", type=Path)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--process", help="run only this process group's cases (set by the harness)")
+    parser.add_argument("--partial", type=Path, help="with --process: write those cases here")
     options = parser.parse_args(argv)
+    if (options.process is None) == (options.out is None) or (options.process is None) != (options.partial is None):
+        parser.error("give --out, or --process with --partial")
 
     script = catalog.ExampleScript(options.path.stem, options.path)
     # TensorFlow's INFO lines drown the progress display; warnings still show.
@@ -38,11 +42,16 @@ def main(argv: list[str] | None = None) -> int:
     except NoGPUError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_NO_GPU
+    if options.process:
+        workload = script.load().workload(quick=options.quick)
+        partial = run_workload(workload, runner, options.quick, only_process=options.process)
+        write_json_atomic(options.partial, to_dict(partial))
+        return 0
     try:
         workload = script.load().workload(quick=options.quick)
         if workload.name != script.name:
             raise ValueError(f"{script.path} builds a workload named {workload.name!r}; it must be {script.name!r}")
-        results = run_workload(workload, runner, options.quick)
+        results = measure(script.path, workload, runner, options.quick)
         path = write_results(results, options.out)
     except Exception as error:  # any failure of the example is recorded, not raised
         details = traceback.format_exc()

@@ -8,11 +8,26 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class Prepared:
+    """A case made ready to time: ``fn(*args)``, plus what to check once timing is done."""
+
+    fn: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+    metrics: Callable[[], Mapping[str, float]] | None = None
+    watch: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
 class Case:
-    """One thing to time: ``fn(*args)``, labelled, with the parameters that set it apart."""
+    """One thing to time, labelled, with the parameters that set it apart.
+
+    Give either ``fn`` (and ``args``), or ``setup``: a function that builds the
+    case only when it is about to run, for cases that must start from a clean
+    process (``process``) or are too costly to build up front.
+    """
 
     label: str
-    fn: Callable[..., Any]
+    fn: Callable[..., Any] | None = None
     args: tuple[Any, ...] = ()
     params: Mapping[str, Any] = field(default_factory=dict)
     # tf.functions called by ``fn`` that must not retrace while timed.
@@ -25,6 +40,23 @@ class Case:
     metrics: Callable[[], Mapping[str, float]] | None = None
     # Options passed on to ``bench`` for this case only.
     bench_options: Mapping[str, Any] = field(default_factory=dict)
+    setup: Callable[[], Prepared] | None = None
+    # Cases with the same ``process`` name run together in a fresh Python
+    # process, with ``env`` set before TensorFlow is imported: TF1-style graph
+    # mode and the legacy Keras are chosen once per process, for good.
+    process: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if (self.fn is None) == (self.setup is None):
+            raise ValueError(f"case {self.label!r}: give exactly one of fn and setup")
+        if self.env and self.process is None:
+            raise ValueError(f"case {self.label!r}: env needs a process of its own")
+
+    def prepare(self) -> Prepared:
+        if self.setup is not None:
+            return self.setup()
+        return Prepared(self.fn, self.args, self.metrics, self.watch)
 
 
 @dataclass(frozen=True)
@@ -46,6 +78,22 @@ class Workload:
             raise ValueError(f"workload {self.name!r} has duplicate case labels: {labels}")
         if self.baseline is not None and self.baseline not in labels:
             raise ValueError(f"baseline {self.baseline!r} is not one of the cases {labels}")
+        isolated = {case.process is not None for case in self.cases}
+        if len(isolated) > 1:
+            raise ValueError(f"workload {self.name!r}: give every case a process, or none")
+        for name in self.processes:
+            envs = {tuple(sorted(case.env.items())) for case in self.cases if case.process == name}
+            if len(envs) > 1:
+                raise ValueError(f"workload {self.name!r}: cases of process {name!r} disagree on env")
+
+    @property
+    def processes(self) -> list[str]:
+        """Process groups in the order their cases appear; empty when none is isolated."""
+        seen: list[str] = []
+        for case in self.cases:
+            if case.process is not None and case.process not in seen:
+                seen.append(case.process)
+        return seen
 
 
 def main(build: Callable[..., Workload]) -> None:

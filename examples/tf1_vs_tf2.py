@@ -1,0 +1,194 @@
+# %% [markdown]
+# # TF1 vs TF2: the question's benchmark, mode by mode
+#
+# The models and batch of the Stack Overflow question "Why is TensorFlow 2
+# much slower than TensorFlow 1?", trained with `train_on_batch` (and the
+# alternatives) in every execution mode TensorFlow offers today. Each mode
+# runs in its own process: TF1-style graph mode and the legacy Keras must be
+# chosen before TensorFlow starts. Run it with
+# `python examples/tf1_vs_tf2.py [--quick]` (this runs all modes in one
+# process, so the TF1-style rows need `tfspeedlab run tf1_vs_tf2`).
+
+# %%
+# %pip install -q tf-keras
+# %pip install -q "tfspeedlab @ git+https://github.com/tfspeedlab/tfspeedlab"
+
+# %%
+import functools
+
+import numpy as np
+
+import tfspeedlab
+
+STEPS_PER_EXECUTION = 10
+# Batches per fit() call: fit sets up an epoch on each call, so give it
+# enough batches to amortise that, but keep one call of the big model short.
+FIT_BATCHES = {"tiny": 200, "small": 20, "medium": 10}
+# XLA's compile of the full-size BiLSTM ran past five minutes on a 2-core CPU.
+XLA_MODES = ("Keras 3 jit_compile", "tf.function step + XLA")
+
+
+def model_shapes(quick):
+    """(batch shape, LSTM units) per model; --quick shrinks the medium one."""
+    return {
+        "tiny": ((8, 64, 16), None),
+        "small": ((32, 400, 16), None),
+        "medium": ((32, 64, 16), 32) if quick else ((32, 400, 16), 512),
+    }
+
+
+def make_model(keras, name, batch_shape, units):
+    L = keras.layers
+    ipt = L.Input(batch_shape=batch_shape)
+    if name == "tiny":  # per-call overhead dominates on a CPU
+        x = L.Conv1D(16, 16, strides=4, padding="same")(ipt)
+        x = L.Dense(16, activation="relu")(L.Dropout(0.5)(L.Flatten()(x)))
+    elif name == "small":  # the question's make_small_model
+        x = L.Conv1D(128, 400, strides=4, padding="same")(ipt)
+        x = L.Dense(64, activation="relu")(L.Dropout(0.5)(L.Flatten()(x)))
+    else:  # the question's make_medium_model
+        lstm = dict(activation="relu", return_sequences=True)
+        x = L.Bidirectional(L.LSTM(units, **lstm))(ipt)
+        x = L.LSTM(units, **lstm)(x)
+        x = L.Flatten()(L.Conv1D(128, 400, strides=4, padding="same")(x))
+        x = L.Dropout(0.5)(L.Dense(256, activation="relu")(x))
+        x = L.Dense(64, activation="relu")(L.Dense(128, activation="relu")(x))
+    return keras.Model(ipt, L.Dense(1, activation="sigmoid")(x))
+
+
+def gpu_present():
+    import tensorflow as tf
+
+    return bool(tf.config.list_physical_devices("GPU"))
+
+
+def make_data(batch_shape):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal(batch_shape).astype("float32")
+    y = rng.integers(0, 2, (batch_shape[0], 1)).astype("float32")
+    return X, y
+
+
+# %% [markdown]
+# Each mode: which Keras, and how a training step is run.
+
+# %%
+MODES = {
+    "TF1-style graph": {"legacy": True, "tf1": True},
+    "tf_keras train_on_batch": {"legacy": True},
+    "tf_keras run_eagerly": {"legacy": True, "run_eagerly": True},
+    "Keras 3 train_on_batch": {},
+    "Keras 3 run_eagerly": {"run_eagerly": True},
+    "Keras 3 jit_compile": {"jit_compile": True},
+    "tf.function step": {"step": True},
+    "tf.function step + XLA": {"step": True, "jit_compile": True},
+    "Keras 3 fit": {"fit": True},
+}
+
+
+def prepare(mode, name, batch_shape, units):
+    import tensorflow as tf
+
+    spec = MODES[mode]
+    if spec.get("tf1"):
+        # Before any model is built: TF1 graphs and sessions from here on.
+        tf.compat.v1.disable_eager_execution()
+        # The LSTM's while loop must expose its intermediates for its gradient
+        # in a TF1 graph (TensorFlow's own error message asks for this).
+        tf.compat.v1.experimental.output_all_intermediates(True)
+    if spec.get("legacy"):
+        # Keras 2: runs in TF1 graph mode, with a legacy optimizer.
+        import tf_keras as keras
+
+        optimizer = keras.optimizers.legacy.Adam(1e-4)
+    else:
+        import keras
+
+        optimizer = keras.optimizers.Adam(1e-4)
+    keras.utils.set_random_seed(0)
+    model = make_model(keras, name, batch_shape, units)
+    X, y = make_data(batch_shape)
+
+    if spec.get("step"):  # the hand-written TF2 step
+        loss_fn = keras.losses.BinaryCrossentropy()
+        X, y = tf.constant(X), tf.constant(y)
+
+        @tf.function(jit_compile=spec.get("jit_compile", False))
+        def train_step(X, y):
+            with tf.GradientTape() as tape:
+                loss = loss_fn(y, model(X, training=True))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        fn, args, watch = train_step, (X, y), (train_step,)
+        model.compile(optimizer, "binary_crossentropy")  # for evaluate() only
+    else:
+        options = {"run_eagerly": spec.get("run_eagerly", False)}
+        if "jit_compile" in spec:
+            options["jit_compile"] = spec["jit_compile"]
+        if spec.get("fit"):
+            options["steps_per_execution"] = STEPS_PER_EXECUTION
+        model.compile(optimizer, "binary_crossentropy", **options)
+        if spec.get("fit"):
+            X_epoch = np.tile(X, (FIT_BATCHES[name], 1, 1))
+            y_epoch = np.tile(y, (FIT_BATCHES[name], 1))
+
+            def fit():
+                return model.fit(X_epoch, y_epoch, batch_size=batch_shape[0],
+                                 epochs=1, shuffle=False, verbose=0)
+
+            fn, args, watch = fit, (), ()
+        else:
+            fn, args, watch = model.train_on_batch, (X, y), ()
+
+    X_np, y_np = make_data(batch_shape)
+    weights = [w.copy() for w in model.get_weights()]
+
+    def loss():
+        return float(model.evaluate(X_np, y_np, batch_size=len(X_np), verbose=0))
+
+    loss_start = loss()
+
+    def trained():  # a mode that is fast because it does nothing fails this
+        after = model.get_weights()
+        moved = max(float(np.abs(a - b).max()) for a, b in zip(after, weights))
+        return {"loss_start": loss_start, "loss_end": loss(),
+                "weight_change": moved}
+
+    return tfspeedlab.Prepared(fn, args, metrics=trained, watch=watch)
+
+
+# %%
+def workload(quick=False):
+    cases = []
+    for mode, spec in MODES.items():
+        for name, (batch_shape, units) in model_shapes(quick).items():
+            slow_compile = name == "medium" and mode in XLA_MODES and not quick
+            if slow_compile and not gpu_present():
+                continue
+            cases.append(tfspeedlab.Case(
+                f"{name} · {mode}",
+                setup=functools.partial(prepare, mode, name, batch_shape, units),
+                params={"mode": mode, "model": name,
+                        "batch_shape": list(batch_shape), "units": units},
+                steps_per_call=FIT_BATCHES[name] if spec.get("fit") else 1,
+                process=mode,  # a fresh Python process per mode
+                env={"TF_USE_LEGACY_KERAS": "1"} if spec.get("legacy") else {},
+            ))
+    return tfspeedlab.Workload(
+        name="tf1_vs_tf2",
+        title="TF1-style graph vs TF2 modes, per train_on_batch step",
+        params={"grid": {"rows": "mode", "columns": "model"},
+                "baseline_mode": "TF1-style graph",
+                "optimizer": "Adam(1e-4)", "loss": "binary_crossentropy",
+                "steps_per_execution": STEPS_PER_EXECUTION,
+                "fit_batches": FIT_BATCHES},
+        cases=cases,
+        budget_s=0.4 if quick else 2.0,
+    )
+
+
+# %%
+if __name__ == "__main__":
+    tfspeedlab.main(workload)
