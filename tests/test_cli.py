@@ -55,6 +55,7 @@ def workload(quick=False):
         tfspeedlab.Case("a1", setup=setup, process="a", env={"ISOLATION_FLAG": "on"}),
         tfspeedlab.Case("b", setup=setup, process="b"),
         tfspeedlab.Case("a2", setup=setup, process="a", env={"ISOLATION_FLAG": "on"}),
+        tfspeedlab.Case("twice", setup=setup, process="c", rounds=2),
     ])
 '''
 
@@ -141,8 +142,12 @@ def test_process_groups_run_in_their_own_processes_with_their_env(examples_dir, 
     assert completed.returncode == 0, completed.stderr[-3000:]
     results = json.loads((out / "cpu" / "isolated.json").read_text())
     cases = {case["label"]: case for case in results["cases"]}
-    assert [case["label"] for case in results["cases"]] == ["a1", "b", "a2"]  # the workload's order
+    assert [case["label"] for case in results["cases"]] == ["a1", "b", "a2", "twice"]  # the workload's order
     assert cases["a1"]["metrics"]["pid"] == cases["a2"]["metrics"]["pid"] != cases["b"]["metrics"]["pid"]
     assert cases["a1"]["metrics"]["flag"] == cases["a2"]["metrics"]["flag"] == 1.0
     assert cases["b"]["metrics"]["flag"] == 0.0
     assert cases["a1"]["params"]["env"] == {"ISOLATION_FLAG": "on"}
+    # Timed in two processes: both processes' blocks pooled, and counted.
+    twice = cases["twice"]
+    assert twice["metrics"]["processes"] == 2 and twice["params"]["rounds"] == 2
+    assert twice["blocks"] >= 10 and len(twice["samples_s"]) == twice["blocks"]

@@ -28,6 +28,9 @@
     XLA against plain graph mode for every workload that measured both.
 ``{{ environment }}``
     The environment of each runner's results.
+``{{ simulator }}``, ``{{ model_parameters }}``, ``{{ model_validation }}``
+    The speed simulator, its fitted parameters, and its predictions against
+    every measured workload (``tfspeedlab.simulator_page``).
 
 Inline figures read the ``cpu`` runner unless given ``runner=gpu``; arguments
 with spaces are quoted: ``{{ metric tracing "python scalars" traces }}``.
@@ -109,7 +112,7 @@ def _runner_block(context: Context, runner: str, example: str) -> str:
     results = context.results[runner].get(example)
     if results is None:
         return not_measured(runner, f"`{example}`")
-    parts = []
+    parts = [note] if (note := source_note(context, runner)) else []
     failure = load_failure(context.results_root / runner, example)
     if failure and failure.get("utc_time", "") > results.environment["utc_time"]:
         parts.append(f'!!! warning "The latest {runner} run of this example failed"\n\n'
@@ -132,6 +135,21 @@ def _runner_block(context: Context, runner: str, example: str) -> str:
         parts.append(f"![{results.title}, time per call on {runner}]({target}#only-{theme})")
     parts.append(_provenance(context, results, runner, example))
     return "\n\n".join(parts) + "\n"
+
+
+def source_note(context: Context, runner: str) -> str | None:
+    """What the CI site build used for this runner (scripts/collect-results.sh writes SOURCE)."""
+    marker = context.results_root / runner / "SOURCE"
+    if not marker.exists():
+        return None
+    source = marker.read_text().strip()
+    if source == "committed":
+        return (f'!!! warning "Not re-measured in this build"\n\n    The {RUNNER_TITLES[runner]} benchmark job '
+                "of the CI run that built this site was skipped or failed, so these are the results "
+                "committed to the repository.\n")
+    if source == "ci":
+        return None
+    raise ValueError(f"{marker} says {source!r}; expected 'ci' or 'committed'")
 
 
 def _provenance(context: Context, results: ResultsFile, runner: str, example: str) -> str:
@@ -227,6 +245,38 @@ def _xla_summary(context: Context, options: dict) -> str:
     return runner_tabs(body)
 
 
+def _simulator(context: Context, options: dict) -> str:
+    from tfspeedlab import simulator_page
+
+    return simulator_page.simulator_html(context.relative(simulator_page.PARAMS_URI))
+
+
+def _model_parameters(context: Context, options: dict) -> str:
+    from tfspeedlab import simulator_page
+
+    models = simulator_page.fitted_models(context.results)
+
+    def body(runner: str) -> str:
+        if runner not in models:
+            return not_measured(runner, "the op-count and tensor-size sweeps")
+        return simulator_page.parameters_table(models[runner]) + "\n"
+
+    return runner_tabs(body)
+
+
+def _model_validation(context: Context, options: dict) -> str:
+    from tfspeedlab import simulator_page
+
+    models = simulator_page.fitted_models(context.results)
+
+    def body(runner: str) -> str:
+        if runner not in models:
+            return not_measured(runner, "the op-count and tensor-size sweeps")
+        return simulator_page.validation_section(models[runner], context.results[runner]) + "\n"
+
+    return runner_tabs(body)
+
+
 def _environment(context: Context, options: dict) -> str:
     def body(runner: str) -> str:
         found = context.results[runner]
@@ -254,4 +304,7 @@ _DIRECTIVES = {
     "layer_time": _layer_time,
     "layer_share": _layer_share,
     "environment": _environment,
+    "simulator": _simulator,
+    "model_parameters": _model_parameters,
+    "model_validation": _model_validation,
 }

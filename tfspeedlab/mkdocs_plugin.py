@@ -19,7 +19,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 
-from tfspeedlab import charts, directives
+from tfspeedlab import charts, directives, simulator_page
 from tfspeedlab.results import RUNNERS, ResultsFileError, load_runner
 
 DIRECTIVE = re.compile(r"\{\{\s*(?P<name>[a-z_]+)(?P<args>[^{}]*)\}\}")
@@ -56,6 +56,8 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
                         config, directives.chart_uri(runner, example, theme),
                         content=charts.chart_svg(results, theme),
                     ))
+        models = simulator_page.fitted_models(self.results)
+        files.append(File.generated(config, simulator_page.PARAMS_URI, content=simulator_page.params_json(models)))
         repo_root = Path(config.config_file_path).parent
         for notebook in sorted((repo_root / "notebooks").glob("*.ipynb")):
             files.append(File(f"notebooks/{notebook.name}", src_dir=str(repo_root),

@@ -65,9 +65,11 @@ def run_workload(
     quick: bool,
     progress: Callable[[str], None] = print_progress,
     only_process: str | None = None,
+    round_number: int = 1,
 ) -> ResultsFile:
-    """Time the cases (those of one process group, if given) in this process."""
-    selected = [case for case in workload.cases if only_process is None or case.process == only_process]
+    """Time the cases (those of one process group and round, if given) in this process."""
+    selected = [case for case in workload.cases
+                if (only_process is None or case.process == only_process) and case.rounds >= round_number]
     cases = []
     for index, case in enumerate(selected, start=1):
         progress(f"  {workload.name} · {case.label}  ({index}/{len(selected)}) …")
@@ -90,6 +92,8 @@ def case_params(case: Case) -> dict:
         params["steps_per_call"] = case.steps_per_call
     if case.env:
         params["env"] = dict(case.env)
+    if case.rounds != 1:
+        params["rounds"] = case.rounds
     return params
 
 

@@ -29,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--process", help="run only this process group's cases (set by the harness)")
     parser.add_argument("--partial", type=Path, help="with --process: write those cases here")
+    parser.add_argument("--round", type=int, default=1, help="with --process: which round (set by the harness)")
     options = parser.parse_args(argv)
     if (options.process is None) == (options.out is None) or (options.process is None) != (options.partial is None):
         parser.error("give --out, or --process with --partial")
@@ -44,7 +45,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_NO_GPU
     if options.process:
         workload = script.load().workload(quick=options.quick)
-        partial = run_workload(workload, runner, options.quick, only_process=options.process)
+        partial = run_workload(workload, runner, options.quick, only_process=options.process,
+                               round_number=options.round)
         write_json_atomic(options.partial, to_dict(partial))
         return 0
     try:

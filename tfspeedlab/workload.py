@@ -46,12 +46,18 @@ class Case:
     # mode and the legacy Keras are chosen once per process, for good.
     process: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)
+    # Fresh processes to time the case in, one after another with the other
+    # groups in between: two processes of the same code can differ by 10% or
+    # more, so cross-process comparisons pool the blocks of several.
+    rounds: int = 1
 
     def __post_init__(self) -> None:
         if (self.fn is None) == (self.setup is None):
             raise ValueError(f"case {self.label!r}: give exactly one of fn and setup")
         if self.env and self.process is None:
             raise ValueError(f"case {self.label!r}: env needs a process of its own")
+        if self.rounds < 1 or (self.rounds > 1 and self.process is None):
+            raise ValueError(f"case {self.label!r}: rounds must be at least 1, and above 1 needs a process")
 
     def prepare(self) -> Prepared:
         if self.setup is not None:

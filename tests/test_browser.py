@@ -1,0 +1,138 @@
+"""The speed simulator in a real browser: Debian's Chromium, driven by Playwright."""
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+
+import pytest
+
+from conftest import REPO
+from test_site import build
+from tfspeedlab import model as cost_model
+from tfspeedlab.results import load_runner
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if CHROMIUM is None:
+        message = "Chromium is not installed (apt-get install chromium); scripts/test.sh installs it"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture(scope="module")
+def site_url(quick_results, tmp_path_factory):
+    site = tmp_path_factory.mktemp("browser-site")
+    completed = build(quick_results, site)
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def fitted(quick_results):
+    return cost_model.fit(load_runner(quick_results / "cpu"), "cpu")
+
+
+def open_simulator(browser, url, scheme="light"):
+    page = browser.new_page(color_scheme=scheme, viewport={"width": 1280, "height": 1800})
+    errors = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url + "/simulator/")
+    page.wait_for_selector('.tfsl-simulator[data-ready="yes"]', timeout=20_000)
+    return page, errors
+
+
+def value(page, name):
+    return float(page.get_attribute(f'output[name="{name}"]', "data-value"))
+
+
+def inputs(page):
+    return tuple(int(page.input_value(f'input[name="{name}"]')) for name in ("ops", "side", "calls"))
+
+
+def assert_matches_model(page, fitted):
+    ops, side, calls = inputs(page)
+    elements = side * side
+    for mode in cost_model.MODES:
+        assert value(page, f"per_call_{mode}") == pytest.approx(fitted.per_call(mode, ops, elements), rel=1e-9)
+        assert value(page, f"total_{mode}") == pytest.approx(fitted.total(mode, ops, elements, calls), rel=1e-9)
+    break_even = fitted.break_even_ops(elements)
+    if break_even is not None:
+        assert value(page, "break_even") == pytest.approx(break_even, rel=1e-9)
+
+
+def test_simulator_follows_keyboard_and_mouse_and_matches_the_python_model(browser, site_url, fitted, tmp_path):
+    page, errors = open_simulator(browser, site_url)
+    assert_matches_model(page, fitted)
+    before = value(page, "per_call_eager")
+
+    # Keyboard: type a new op count into the number box.
+    page.focus('input[name="ops"]')
+    page.keyboard.press("Control+A")
+    page.keyboard.type("40")
+    assert inputs(page)[0] == 40
+    assert value(page, "per_call_eager") != before
+    assert_matches_model(page, fitted)
+
+    # Keyboard: arrow keys on the tensor-size slider.
+    side_before = inputs(page)[1]
+    page.focus('input[name="side_range"]')
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    assert inputs(page)[1] == side_before + 5
+    assert_matches_model(page, fitted)
+
+    # Mouse: click far along the op-count slider.
+    box = page.locator('input[name="ops_range"]').bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.8, box["y"] + box["height"] / 2)
+    assert inputs(page)[0] > 500
+    assert_matches_model(page, fitted)
+
+    # Keyboard into the calls box, with Tab from the slider before it.
+    page.focus('input[name="calls"]')
+    page.keyboard.press("Control+A")
+    page.keyboard.type("7")
+    assert inputs(page)[2] == 7
+    assert_matches_model(page, fitted)
+    assert page.locator("svg path.series").count() == 3
+
+    page.screenshot(path=str(tmp_path / "simulator-light.png"), full_page=True)
+    assert errors == []
+
+
+def test_simulator_in_dark_scheme_and_after_instant_navigation(browser, site_url, fitted, tmp_path):
+    page, errors = open_simulator(browser, site_url, scheme="dark")
+    assert page.get_attribute("body", "data-md-color-scheme") == "slate"
+    page.screenshot(path=str(tmp_path / "simulator-dark.png"), full_page=True)
+    # Leave through the navigation (Material swaps the page without a reload), then come back.
+    page.click('a[href="../"]')
+    page.wait_for_url(site_url + "/")
+    page.click('nav a[href="simulator/"]')
+    page.wait_for_selector('.tfsl-simulator[data-ready="yes"]', timeout=20_000)
+    assert_matches_model(page, fitted)
+    assert errors == []
+
+
+def test_presets_without_measurements_are_disabled(browser, site_url):
+    page, errors = open_simulator(browser, site_url)
+    gpu = page.locator('select[name="runner"] option[value="gpu"]')
+    assert gpu.is_disabled() and "not yet measured" in gpu.inner_text()
+    assert errors == []
