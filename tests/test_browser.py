@@ -123,9 +123,11 @@ def test_simulator_in_dark_scheme_and_after_instant_navigation(browser, site_url
     assert page.get_attribute("body", "data-md-color-scheme") == "slate"
     page.screenshot(path=str(tmp_path / "simulator-dark.png"), full_page=True)
     # Leave through the navigation (Material swaps the page without a reload), then come back.
-    page.click('a[href="../"]')
+    # Material's instant navigation rewrites links to absolute URLs; find them by text.
+    page.locator("nav.md-nav--primary a.md-nav__link", has_text="Home").first.click()
     page.wait_for_url(site_url + "/")
-    page.click('nav a[href="simulator/"]')
+    page.locator("nav.md-nav--primary a.md-nav__link", has_text="Speed simulator").first.click()
+    page.wait_for_url(site_url + "/simulator/")
     page.wait_for_selector('.tfsl-simulator[data-ready="yes"]', timeout=20_000)
     assert_matches_model(page, fitted)
     assert errors == []

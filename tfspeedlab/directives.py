@@ -61,6 +61,9 @@ class Context:
     results_root: Path
     repo_url: str | None
     page_uri: str
+    # The page's URL path ("simulator/"): raw HTML is not rewritten by MkDocs,
+    # so its links must be relative to where the page is served.
+    page_url: str = ""
 
     def lookup(self, example: str, options: dict[str, str]) -> ResultsFile:
         runner = options.pop("runner", "cpu")
@@ -77,7 +80,13 @@ class Context:
             ) from None
 
     def relative(self, uri: str) -> str:
+        """A Markdown link target: relative to the page's source file."""
         return posixpath.relpath(uri, posixpath.dirname(self.page_uri))
+
+    def relative_url(self, uri: str) -> str:
+        """A raw-HTML link target: relative to the page's served URL."""
+        base = self.page_url if self.page_url.endswith("/") or not self.page_url else posixpath.dirname(self.page_url)
+        return posixpath.relpath(uri, base.rstrip("/") or ".")
 
 
 def render(name: str, args: list[str], context: Context) -> str:
@@ -248,7 +257,7 @@ def _xla_summary(context: Context, options: dict) -> str:
 def _simulator(context: Context, options: dict) -> str:
     from tfspeedlab import simulator_page
 
-    return simulator_page.simulator_html(context.relative(simulator_page.PARAMS_URI))
+    return simulator_page.simulator_html(context.relative_url(simulator_page.PARAMS_URI))
 
 
 def _model_parameters(context: Context, options: dict) -> str:

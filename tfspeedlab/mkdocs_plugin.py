@@ -65,7 +65,7 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
         return files
 
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
-        context = directives.Context(self.results, self.results_root, self.repo_url, page.file.src_uri)
+        context = directives.Context(self.results, self.results_root, self.repo_url, page.file.src_uri, page.url)
 
         def replace(match: re.Match) -> str:
             try:
