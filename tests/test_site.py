@@ -89,3 +89,25 @@ def test_notebook_pages_offer_download_and_colab(built_site):
     assert "Download notebook" in page and "small_ops.ipynb" in page
     assert "colab.research.google.com/github/tfspeedlab/tfspeedlab/blob/main/notebooks/small_ops.ipynb" in page
     assert (built_site / "notebooks" / "small_ops" / "small_ops.ipynb").exists()
+
+
+def test_gpu_results_fill_the_gpu_tabs_and_ci_fallback_is_stated(quick_results, tmp_path):
+    import json
+
+    results = tmp_path / "results"
+    shutil.copytree(quick_results, results)
+    # A GPU runner's file, made from a real quick run for this rendering test only.
+    data = json.loads((results / "cpu" / "small_ops.json").read_text())
+    data["runner"] = "gpu"
+    data["environment"]["gpus"] = [{"device": "/physical_device:GPU:0", "name": "Test GPU H999",
+                                    "compute_capability": "9.0"}]
+    (results / "gpu").mkdir()
+    (results / "gpu" / "small_ops.json").write_text(json.dumps(data))
+    (results / "cpu" / "SOURCE").write_text("committed\n")
+    completed = build(results, tmp_path / "site")
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    page = (tmp_path / "site" / "small-ops" / "index.html").read_text()
+    assert "Test GPU H999" in (tmp_path / "site" / "runners" / "index.html").read_text()
+    assert "assets/results/gpu/small_ops-light.svg" in page
+    assert "Not yet measured on GPU" not in page.split("Measured")[1].split("What the numbers say")[0]
+    assert "Not re-measured in this build" in page

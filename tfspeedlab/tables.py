@@ -147,7 +147,7 @@ def environment_table(all_results: list[ResultsFile]) -> str:
     """One row per results file: where, when and on what it was measured."""
     from tfspeedlab import provenance
 
-    header = ("Example", "Measured (UTC)", "Commit", "Hardware", "TensorFlow", "Python", "Run", "Up to date?")
+    header = ("Example", "Measured (UTC)", "Commit", "Hardware", "Software, run", "Up to date?")
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(["---"] * len(header)) + " |"]
     for results in all_results:
         env = results.environment
@@ -158,8 +158,9 @@ def environment_table(all_results: list[ResultsFile]) -> str:
                          f"CUDA {env['cuda_build'] or '?'}, cuDNN {env['cudnn_build'] or '?'}")
         lines.append("| " + " | ".join((
             f"`{results.example}`", env["utc_time"][:16].replace("T", " "),
-            f"`{(env['git_commit'] or 'unknown')[:10]}`", hardware, env["tensorflow"], env["python"],
-            "quick" if results.quick else "full", provenance.freshness(results),
+            f"`{(env['git_commit'] or 'unknown')[:7]}`", hardware,
+            f"TF {env['tensorflow']}, Python {env['python']}, {'quick' if results.quick else 'full'} run",
+            provenance.freshness(results),
         )) + " |")
     return "\n".join(lines)
 
