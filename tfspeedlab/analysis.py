@@ -114,13 +114,17 @@ def op_costs(results: ResultsFile) -> OpCosts:
 
 def first_x_where_faster(results: ResultsFile, faster: str, slower: str) -> float | None:
     """Smallest swept value from which ``faster`` beats ``slower`` at every larger value."""
-    pairs = list(zip(sweep(results, faster), sweep(results, slower)))
+    pairs = zip(sweep(results, faster), sweep(results, slower))
+    return holds_from([(x, fast.median_s < slow.median_s) for (x, fast), (_, slow) in pairs])
+
+
+def holds_from(points: list[tuple[float, bool]]) -> float | None:
+    """Smallest x from which the condition holds at every larger x; None if not even at the last."""
     answer = None
-    for (x, fast), (_, slow) in reversed(pairs):
-        if fast.median_s < slow.median_s:
-            answer = x
-        else:
+    for x, holds in reversed(points):
+        if not holds:
             break
+        answer = x
     return answer
 
 
@@ -174,10 +178,4 @@ def tracing_payback_calls(results: ResultsFile, traced: str = "graph", eager: st
 
 def difference_fades_at(results: ResultsFile, threshold: float = NEGLIGIBLE_GAIN) -> float | None:
     """Smallest swept value from which eager and graph differ by less than ``threshold`` either way."""
-    answer = None
-    for x, gain in reversed(gains(results)):
-        if abs(gain) < threshold:
-            answer = x
-        else:
-            break
-    return answer
+    return holds_from([(x, abs(gain) < threshold) for x, gain in gains(results)])

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import posixpath
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tfspeedlab import charts, figures, tables
@@ -64,6 +64,8 @@ class Context:
     # The page's URL path ("simulator/"): raw HTML is not rewritten by MkDocs,
     # so its links must be relative to where the page is served.
     page_url: str = ""
+    # Each runner's fitted cost model, fitted once per build by the plugin.
+    models: dict = field(default_factory=dict)
 
     def lookup(self, example: str, options: dict[str, str]) -> ResultsFile:
         runner = options.pop("runner", "cpu")
@@ -194,18 +196,26 @@ def _verdict(context: Context, options: dict, example: str, candidate: str, refe
     return "at least as fast as" if ratio <= 1.0 else "slower than"
 
 
-def _training_check(context: Context, options: dict, example: str) -> str:
+def example_tabs(context: Context, example: str, render) -> str:
+    """Runner tabs showing ``render(results)`` of one example, or the not-measured note."""
     def body(runner: str) -> str:
         results = context.results[runner].get(example)
         if results is None:
             return not_measured(runner, f"`{example}`")
+        return render(results) + "\n"
+
+    return runner_tabs(body)
+
+
+def _training_check(context: Context, options: dict, example: str) -> str:
+    def table(results: ResultsFile) -> str:
         lines = ["| Case | Loss before | Loss after | Largest weight change |", "| --- | --: | --: | --: |"]
         for case in results.cases:
             m = case.metrics
             lines.append(f"| {case.label} | {m['loss_start']:.4g} | {m['loss_end']:.4g} | {m['weight_change']:.3g} |")
-        return "\n".join(lines) + "\n"
+        return "\n".join(lines)
 
-    return runner_tabs(body)
+    return example_tabs(context, example, table)
 
 
 def _tf_version(context: Context, options: dict, example: str) -> str:
@@ -226,13 +236,7 @@ def _metric(context: Context, options: dict, example: str, case: str, name: str)
 
 
 def _layers(context: Context, options: dict, example: str) -> str:
-    def body(runner: str) -> str:
-        results = context.results[runner].get(example)
-        if results is None:
-            return not_measured(runner, f"`{example}`")
-        return tables.layers_table(results) + "\n"
-
-    return runner_tabs(body)
+    return example_tabs(context, example, tables.layers_table)
 
 
 def _layer_time(context: Context, options: dict, example: str, case: str, layer: str) -> str:
@@ -260,30 +264,26 @@ def _simulator(context: Context, options: dict) -> str:
     return simulator_page.simulator_html(context.relative_url(simulator_page.PARAMS_URI))
 
 
+def model_tabs(context: Context, render) -> str:
+    """Runner tabs showing ``render(model, results)`` for each runner's fitted cost model."""
+    def body(runner: str) -> str:
+        if runner not in context.models:
+            return not_measured(runner, "the op-count and tensor-size sweeps")
+        return render(context.models[runner], context.results[runner]) + "\n"
+
+    return runner_tabs(body)
+
+
 def _model_parameters(context: Context, options: dict) -> str:
     from tfspeedlab import simulator_page
 
-    models = simulator_page.fitted_models(context.results)
-
-    def body(runner: str) -> str:
-        if runner not in models:
-            return not_measured(runner, "the op-count and tensor-size sweeps")
-        return simulator_page.parameters_table(models[runner]) + "\n"
-
-    return runner_tabs(body)
+    return model_tabs(context, lambda model, results: simulator_page.parameters_table(model))
 
 
 def _model_validation(context: Context, options: dict) -> str:
     from tfspeedlab import simulator_page
 
-    models = simulator_page.fitted_models(context.results)
-
-    def body(runner: str) -> str:
-        if runner not in models:
-            return not_measured(runner, "the op-count and tensor-size sweeps")
-        return simulator_page.validation_section(models[runner], context.results[runner]) + "\n"
-
-    return runner_tabs(body)
+    return model_tabs(context, simulator_page.validation_section)
 
 
 def _environment(context: Context, options: dict) -> str:

@@ -94,22 +94,23 @@ def _nvidia_driver() -> str | None:
     return output.strip().splitlines()[0] if output.strip() else None
 
 
-def _git(*args: str) -> str | None:
+def run_git(*args: str) -> str | None:
+    """``git ARGS`` in the repository: its output, or None when git fails or is missing."""
     try:
         return subprocess.run(
-            ["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10, check=True
+            ["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=20, check=True
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
 
 
 def git_commit() -> str | None:
-    return _git("rev-parse", "HEAD") or None
+    return run_git("rev-parse", "HEAD") or None
 
 
 def git_dirty() -> bool | None:
     # Only the code a run executes counts: pages and results may change meanwhile.
-    status = _git("status", "--porcelain", "--untracked-files=no", "--", "tfspeedlab", "examples")
+    status = run_git("status", "--porcelain", "--untracked-files=no", "--", "tfspeedlab", "examples")
     return None if status is None else bool(status)
 
 

@@ -56,8 +56,9 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
                         config, directives.chart_uri(runner, example, theme),
                         content=charts.chart_svg(results, theme),
                     ))
-        models = simulator_page.fitted_models(self.results)
-        files.append(File.generated(config, simulator_page.PARAMS_URI, content=simulator_page.params_json(models)))
+        self.models = simulator_page.fitted_models(self.results)
+        files.append(File.generated(config, simulator_page.PARAMS_URI,
+                                    content=simulator_page.params_json(self.models)))
         repo_root = Path(config.config_file_path).parent
         for notebook in sorted((repo_root / "notebooks").glob("*.ipynb")):
             files.append(File(f"notebooks/{notebook.name}", src_dir=str(repo_root),
@@ -65,7 +66,8 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
         return files
 
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
-        context = directives.Context(self.results, self.results_root, self.repo_url, page.file.src_uri, page.url)
+        context = directives.Context(self.results, self.results_root, self.repo_url, page.file.src_uri, page.url,
+                                     self.models)
 
         def replace(match: re.Match) -> str:
             try:

@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import functools
-import subprocess
 
-from tfspeedlab.environment import REPO_ROOT
+from tfspeedlab.environment import run_git
 from tfspeedlab.results import ResultsFile
 
 # The code a results file describes: its example script and the timer.
 TIMING_CODE = ("tfspeedlab/timer.py", "tfspeedlab/completion.py", "tfspeedlab/runner.py")
 
 
-@functools.cache
-def _git(*args: str) -> str | None:
-    try:
-        completed = subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return completed.stdout.strip() if completed.returncode == 0 else None
+# A site build asks the same questions for every results file.
+_git = functools.cache(run_git)
 
 
 def last_change(paths: tuple[str, ...]) -> str | None:
