@@ -1,11 +1,12 @@
 # %% [markdown]
-# # Where the time goes: one call split into Python, runtime and kernels
+# # Where the time goes: one call split into Python, dispatch, executor and kernels
 #
 # The 150-op loop of the small-ops test, timed in each mode and then traced
-# with TensorFlow's profiler. The trace splits every call into three layers:
-# Python (op wrappers, argument handling, `tf.function`'s cache lookup), the
-# TensorFlow runtime (eager dispatch in C++, or the graph executor) and the
-# kernels themselves. Run it with `python examples/time_breakdown.py [--quick]`.
+# with TensorFlow's profiler; XProf converts the trace to events. They split
+# every call four ways: Python (op wrappers, argument handling,
+# `tf.function`'s cache lookup), op dispatch (the C++ eager runtime), the graph
+# executor, and the kernels themselves. The raw traces are kept for XProf or
+# TensorBoard. Run it with `python examples/time_breakdown.py [--quick]`.
 
 # %%
 # %pip install -q "tfspeedlab @ git+https://github.com/tfspeedlab/tfspeedlab"
@@ -28,17 +29,19 @@ def small_ops(x):
 # %%
 def workload(quick=False):
     x = tf.random.normal([10, 10], seed=0)
+    # Each mode built by a function, so the profiler gets a fresh copy: the
+    # graph executor stops tracing kernels it has already measured as cheap.
     modes = {
-        "eager": small_ops,
-        "graph": tf.function(small_ops),
-        "xla": tf.function(small_ops, jit_compile=True),
+        "eager": lambda: small_ops,
+        "graph": lambda: tf.function(small_ops),
+        "xla": lambda: tf.function(small_ops, jit_compile=True),
     }
 
-    def layers(mode, fn):
+    def layers(mode, build):
         def measure():  # runs after the timing, so tracing never slows it
-            split = profiling.profile(fn, (x,), mode, calls=10 if quick else 40)
-            shares = split.fractions().items()
-            return {f"{layer}_fraction": share for layer, share in shares}
+            trace = tfspeedlab.artifact_path(f"{mode}.xplane.pb")
+            split = profiling.profile(build(), (x,), calls=10 if quick else 40, keep_trace_as=trace)
+            return split.metrics()
 
         return measure
 
@@ -47,9 +50,9 @@ def workload(quick=False):
         title="One call, layer by layer",
         params={"ops_per_call": 3 * STEPS, "shape": [10, 10]},
         cases=[
-            tfspeedlab.Case(mode, fn, (x,), {"mode": mode},
-                            metrics=layers(mode, fn))
-            for mode, fn in modes.items()
+            tfspeedlab.Case(mode, build(), (x,), {"mode": mode},
+                            metrics=layers(mode, build))
+            for mode, build in modes.items()
         ],
         baseline="eager",
         budget_s=0.5 if quick else 2.0,

@@ -58,13 +58,40 @@ def workload(quick=False):
         tfspeedlab.Case("twice", setup=setup, process="c", rounds=2),
     ])
 '''
+SKIPPING = '''
+# # Needs an extra
+import tfspeedlab
+
+def workload(quick=False):
+    raise tfspeedlab.SkipExample("needs the made-up package 'nosuchlib': pip install -e .[compare]")
+'''
+ARTIFACTS = '''
+# # Writes a file beside its results
+import os
+import time
+import tfspeedlab
+
+def setup():
+    def metrics():
+        tfspeedlab.artifact_path("trace one.txt").write_text("from pid %d" % os.getpid())
+        if os.environ.get("ARTIFACT_FAIL") == "1":
+            raise RuntimeError("failing after the artifact was written")
+        return {}
+    return tfspeedlab.Prepared(time.sleep, (0.001,), metrics=metrics)
+
+def workload(quick=False):
+    return tfspeedlab.Workload(name="artifacts", title="Artifacts", budget_s=0.05, cases=[
+        tfspeedlab.Case("a", setup=setup, process="a"),
+    ])
+'''
 
 
 @pytest.fixture
 def examples_dir(tmp_path):
     folder = tmp_path / "examples"
     folder.mkdir()
-    for name, text in (("passing", PASSING), ("failing", FAILING), ("slow", SLOW), ("isolated", ISOLATED)):
+    for name, text in (("passing", PASSING), ("failing", FAILING), ("slow", SLOW), ("isolated", ISOLATED),
+                       ("skipping", SKIPPING), ("artifacts", ARTIFACTS)):
         (folder / f"{name}.py").write_text(textwrap.dedent(text))
     return folder
 
@@ -151,3 +178,31 @@ def test_process_groups_run_in_their_own_processes_with_their_env(examples_dir, 
     twice = cases["twice"]
     assert twice["metrics"]["processes"] == 2 and twice["params"]["rounds"] == 2
     assert twice["blocks"] >= 10 and len(twice["samples_s"]) == twice["blocks"]
+
+
+def test_example_missing_an_extra_is_skipped_with_its_reason_and_writes_nothing(examples_dir, tmp_path):
+    out = tmp_path / "results"
+    completed = run_cli("--examples", str(examples_dir), "run", "skipping", "passing", "--runner", "cpu",
+                        "--out", str(out))
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert "skipping skipped: needs the made-up package 'nosuchlib'" in completed.stderr
+    assert "skipping: skipped" in completed.stderr
+    assert sorted(p.name for p in (out / "cpu").iterdir()) == ["passing.json"]
+
+
+def test_artifacts_written_in_a_child_are_published_with_the_results(examples_dir, tmp_path):
+    out = tmp_path / "results"
+    completed = run_cli("--examples", str(examples_dir), "run", "artifacts", "--runner", "cpu", "--out", str(out))
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    published = out / "cpu" / "traces" / "artifacts" / "trace_one.txt"
+    first = published.read_text()
+    assert first.startswith("from pid")
+    assert [p.name for p in out.iterdir()] == ["cpu"]  # no staging folder left behind
+
+    # A failing run keeps the previous artifacts and results, and cleans up its staging.
+    completed = run_cli("--examples", str(examples_dir), "run", "artifacts", "--runner", "cpu", "--out", str(out),
+                        ARTIFACT_FAIL="1")
+    assert completed.returncode == 1
+    assert published.read_text() == first
+    assert (out / "cpu" / "artifacts.json").exists() and (out / "cpu" / "artifacts.failed.json").exists()
+    assert [p.name for p in out.iterdir()] == ["cpu"]

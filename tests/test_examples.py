@@ -4,7 +4,7 @@ import sys
 import pytest
 
 from conftest import REPO
-from tfspeedlab import catalog
+from tfspeedlab import catalog, profiling
 from tfspeedlab.results import load_results
 
 EXAMPLES = sorted(catalog.discover())
@@ -74,9 +74,23 @@ def test_tracing_pitfalls_retrace_and_their_fixes_do_not(quick_results):
 def test_time_breakdown_splits_each_call_into_layers(quick_results):
     results = load_results(quick_results / "cpu" / "time_breakdown.json")
     for case in results.cases:
-        shares = [case.metrics[f"{layer}_fraction"] for layer in ("python", "runtime", "kernels")]
-        assert all(0 < share < 1 for share in shares), case.label
-        assert sum(shares) == pytest.approx(1.0)
+        shares = {layer: case.metrics[f"{layer}_fraction"] for layer in profiling.LAYERS}
+        assert all(0 <= share < 1 for share in shares.values()), case.label
+        assert shares["python"] > 0 and shares["dispatch"] > 0 and shares["kernels"] > 0, case.label
+        assert sum(shares.values()) == pytest.approx(1.0)
+    # An eager op runs its kernel inline: there is no graph executor to pay.
+    assert results.case("eager").metrics["executor_fraction"] == 0
+    assert results.case("graph").metrics["executor_fraction"] > 0
+
+
+def test_layer_shares_are_what_the_kept_trace_says(quick_results):
+    """The published numbers come from the published trace file, through XProf's converter."""
+    for case in load_results(quick_results / "cpu" / "time_breakdown.json").cases:
+        trace = quick_results / "cpu" / "traces" / "time_breakdown" / f"{case.label}.xplane.pb"
+        calls = int(case.metrics["profiled_calls"])
+        again = profiling.breakdown(profiling.trace_events(trace), case.metrics["profiled_call_s"], calls)
+        for layer, share in again.fractions().items():
+            assert share == pytest.approx(case.metrics[f"{layer}_fraction"], abs=1e-9), (case.label, layer)
 
 
 def test_sweeps_cover_every_mode_at_every_point(quick_results):

@@ -11,6 +11,7 @@ matplotlib.use("Agg")  # no display on CI machines or docs builders
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 
+from tfspeedlab.profiling import LAYERS  # noqa: E402
 from tfspeedlab.results import ResultsFile  # noqa: E402
 from tfspeedlab.units import format_time, select_unit  # noqa: E402
 
@@ -140,6 +141,8 @@ def chart_svg(results: ResultsFile, theme_name: str) -> str:
     """The chart that fits the results file: lines for a sweep, stacked layers, or bars."""
     if "sweep" in results.params:
         return sweep_svg(results, theme_name)
+    if "op_layers" in results.params:
+        return op_layers_svg(results, theme_name)
     if "grid" in results.params:
         return grid_svg(results, theme_name)
     if has_layers(results):
@@ -147,8 +150,7 @@ def chart_svg(results: ResultsFile, theme_name: str) -> str:
     return time_per_call_svg(results, theme_name)
 
 
-LAYERS = ("python", "runtime", "kernels")
-LAYER_LABELS = {"python": "Python", "runtime": "TensorFlow runtime", "kernels": "kernels"}
+LAYER_LABELS = {"python": "Python", "dispatch": "op dispatch", "executor": "graph executor", "kernels": "kernels"}
 
 
 def has_layers(results: ResultsFile) -> bool:
@@ -210,4 +212,41 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
         figure.suptitle(results.title, x=0.01, ha="left", fontsize=12)
         figure.text(0.01, 0.005, caption(results), fontsize=8.5, alpha=0.85)
         figure.tight_layout(rect=(0, 0.03, 1, 0.98))
+        return _svg(figure)
+
+
+def op_layers_svg(results: ResultsFile, theme_name: str) -> str:
+    """One panel per tensor size: each entry point's time per add, stacked by the layers under it."""
+    from tfspeedlab import layer_costs
+
+    theme = THEMES[theme_name]
+    sizes = layer_costs.sizes(results)
+    with _style(theme):
+        figure, panels = plt.subplots(len(sizes), 1, figsize=(7.5, 2.1 * len(sizes) + 1.2), squeeze=False)
+        for axes, size in zip(panels[:, 0], sizes):
+            rows = layer_costs.entries(results, size)
+            unit_name, scale = select_unit(max(row.total_s for row in rows))
+            positions = list(range(len(rows))[::-1])
+            left = [0.0] * len(rows)
+            for index, layer in enumerate(layer_costs.STACK):
+                # Noise can make a difference of equal layers negative: drawn as nothing.
+                widths = [max(row.layers_s.get(layer, 0.0), 0.0) / scale for row in rows]
+                axes.barh(positions, widths, left=left, height=0.62, color=theme.bars[index],
+                          label=layer if size == sizes[0] else None)
+                left = [a + b for a, b in zip(left, widths)]
+            for position, row, end in zip(positions, rows, left):
+                axes.annotate(format_time(row.total_s), (end, position), xytext=(4, 0),
+                              textcoords="offset points", va="center", fontsize=8.5)
+            axes.set_yticks(positions, [row.entry for row in rows], fontsize=9)
+            axes.set_xlim(right=max(left) * 1.22)
+            title = "scalar" if size == 1 else f"{size:,} elements"
+            axes.set_title(f"{title} — time per add ({unit_name})", loc="left", fontsize=10.5)
+            axes.grid(axis="x", color=theme.grid, linewidth=0.6)
+            for side in ("top", "right"):
+                axes.spines[side].set_visible(False)
+            axes.set_axisbelow(True)
+        figure.legend(loc="upper right", ncols=4, frameon=False, fontsize=9, labelcolor=theme.text)
+        figure.suptitle(results.title, x=0.01, ha="left", fontsize=12)
+        figure.text(0.01, 0.005, caption(results), fontsize=8.5, alpha=0.85)
+        figure.tight_layout(rect=(0, 0.03, 1, 0.95))
         return _svg(figure)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tfspeedlab import catalog
 from tfspeedlab.runner import RUNNER_CHOICES
-from tfspeedlab.worker import EXIT_NO_GPU
+from tfspeedlab.worker import EXIT_NO_GPU, EXIT_SKIPPED
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -116,9 +116,10 @@ def _run(options: argparse.Namespace) -> int:
             return EXIT_INTERRUPTED
         if code == EXIT_NO_GPU:
             return EXIT_NO_GPU
-        outcomes[script.name] = f"{'ok' if code == 0 else 'FAILED'} in {time.perf_counter() - start:.1f} s"
+        status = {0: "ok", EXIT_SKIPPED: "skipped (see the message above; earlier results untouched)"}
+        outcomes[script.name] = f"{status.get(code, 'FAILED')} in {time.perf_counter() - start:.1f} s"
     _summary(outcomes, suite_start)
-    return 0 if all(outcome.startswith("ok") for outcome in outcomes.values()) else 1
+    return 0 if all(outcome.startswith(("ok", "skipped")) for outcome in outcomes.values()) else 1
 
 
 def _run_worker(script: catalog.ExampleScript, options: argparse.Namespace) -> int:

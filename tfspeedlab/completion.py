@@ -15,11 +15,17 @@ from typing import Any
 
 
 def materialize(value: Any) -> int:
-    """Read every tensor in a nested structure back to the host; return how many."""
+    """Read every tensor (TensorFlow, PyTorch or JAX) in a nested structure back to the host; return how many."""
     if isinstance(value, Mapping):
         return sum(materialize(item) for item in value.values())
     if isinstance(value, (list, tuple)):
         return sum(materialize(item) for item in value)
+    if callable(getattr(value, "block_until_ready", None)):
+        value.block_until_ready()  # a JAX array: dispatch is asynchronous
+        return 1
+    if callable(getattr(value, "detach", None)):
+        value.detach().cpu().numpy()  # a PyTorch tensor: .cpu() waits for a GPU stream
+        return 1
     if hasattr(value, "numpy") and callable(value.numpy):
         value.numpy()
         return 1

@@ -21,7 +21,14 @@
 ``{{ sample_range NAME CASE }}``
     Slowest over fastest sample of one case: how far single timings scatter.
 ``{{ layers NAME }}``
-    Per-mode table of the profiled split into Python, runtime and kernels.
+    Per-mode table of the profiled split into Python, op dispatch, executor and kernels.
+``{{ layer_cost NAME LAYER [ELEMENTS] }}``, ``{{ entry_time NAME ENTRY [ELEMENTS] }}``
+    Op-layer figures (``tfspeedlab.layer_costs``): one layer's cost per op, or
+    one entry point's median per op (``kernel``: the kernel alone), at a size.
+``{{ memory NAME }}``, ``{{ memory_figure NAME CASE METRIC }}``
+    Peak host (and GPU) memory per mode, or one such figure.
+``{{ traces NAME }}``
+    Download links for the profiler traces kept with the results, and how to open them.
 ``{{ layer_time NAME CASE LAYER }}``, ``{{ layer_share NAME CASE LAYER }}``
     One layer's time per call (median × profiled share), or its share.
 ``{{ xla_summary }}``
@@ -43,7 +50,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tfspeedlab import charts, figures, tables
+from tfspeedlab import artifacts, charts, figures, layer_costs, tables
 from tfspeedlab.results import RUNNERS, ResultsFile, load_failure
 from tfspeedlab.units import format_ratio, format_time
 
@@ -134,6 +141,8 @@ def _runner_block(context: Context, runner: str, example: str) -> str:
                      "smaller workloads and shorter budgets, so wider spread than a full run.\n")
     if "sweep" in results.params:
         parts.append(tables.sweep_markdown_table(results))
+    elif "op_layers" in results.params:
+        parts.append(tables.op_layers_markdown_table(results))
     elif "grid" in results.params:
         parts.append(tables.grid_markdown_table(results))
     else:
@@ -248,6 +257,66 @@ def _layer_share(context: Context, options: dict, example: str, case: str, layer
     return f"{context.lookup(example, options).case(case).metrics[f'{layer}_fraction']:.0%}"
 
 
+TRACE_URI = "assets/traces/{runner}/{example}/{name}"
+
+
+def trace_files(results_root: Path, runner: str, example: str) -> list[Path]:
+    """Profiler traces the harness kept beside an example's results."""
+    return sorted((results_root / runner / artifacts.FOLDER / example).glob("*.xplane.pb"))
+
+
+def _traces(context: Context, options: dict, example: str) -> str:
+    def body(runner: str) -> str:
+        if example not in context.results[runner]:
+            return not_measured(runner, f"`{example}`")
+        files = trace_files(context.results_root, runner, example)
+        if not files:
+            return f"No profiler trace of `{example}` was kept on {RUNNER_TITLES[runner]}.\n"
+        links = ", ".join(
+            f"[{path.name}]({context.relative(TRACE_URI.format(runner=runner, example=example, name=path.name))})"
+            f" ({path.stat().st_size / 1e6:.1f} MB)" for path in files)
+        first = files[0].name
+        return (f'??? info "Raw profiler traces ({RUNNER_TITLES[runner]}): open them in XProf or TensorBoard"\n\n'
+                f"    The traces the numbers above were computed from: {links}. XProf and TensorBoard "
+                "look for traces under `plugins/profile/<run>/` in a log folder:\n\n"
+                "    ```sh\n"
+                f"    mkdir -p logdir/plugins/profile/{first.split('.')[0]}\n"
+                f"    cp {first} logdir/plugins/profile/{first.split('.')[0]}/host.xplane.pb\n"
+                "    pip install xprof\n"
+                "    xprof server --logdir logdir   # or: tensorboard --logdir logdir (Profile tab)\n"
+                "    ```\n")
+
+    return runner_tabs(body)
+
+
+def _memory(context: Context, options: dict, example: str) -> str:
+    return example_tabs(context, example, tables.memory_table)
+
+
+def _memory_figure(context: Context, options: dict, example: str, case: str, name: str) -> str:
+    """``{{ memory_figure step_profile xla peak_rss_growth_bytes }}``: one memory metric, in MiB/GiB."""
+    metrics = context.lookup(example, options).case(case).metrics
+    if name not in metrics:
+        raise KeyError(f"case {case!r} of {example} has no memory metric {name!r}")
+    return tables.format_bytes(metrics[name])
+
+
+def _layer_cost(context: Context, options: dict, example: str, layer: str, elements: str = "1") -> str:
+    """``{{ layer_cost op_layers "generated wrapper" 1 }}``: one layer's cost per op at one size."""
+    costs = layer_costs.layer_costs(context.lookup(example, options), int(elements))
+    if layer not in costs:
+        raise KeyError(f"no layer {layer!r}; known: {', '.join(costs)}")
+    return tables.signed_time(costs[layer])
+
+
+def _entry_time(context: Context, options: dict, example: str, entry: str, elements: str = "1") -> str:
+    """``{{ entry_time op_layers tf.add 1 }}``: an entry point's median per op at one size."""
+    results = context.lookup(example, options)
+    if entry == "kernel":
+        return format_time(layer_costs.kernel_s(results, int(elements)))
+    return format_time(layer_costs.median(results, entry, int(elements)))
+
+
 def _xla_summary(context: Context, options: dict) -> str:
     def body(runner: str) -> str:
         with_xla = [r for r in context.results[runner].values() if tables.xla_rows(r)]
@@ -311,6 +380,11 @@ _DIRECTIVES = {
     "xla_summary": _xla_summary,
     "layers": _layers,
     "layer_time": _layer_time,
+    "traces": _traces,
+    "memory": _memory,
+    "memory_figure": _memory_figure,
+    "layer_cost": _layer_cost,
+    "entry_time": _entry_time,
     "layer_share": _layer_share,
     "environment": _environment,
     "simulator": _simulator,

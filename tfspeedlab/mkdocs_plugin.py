@@ -56,6 +56,12 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
                         config, directives.chart_uri(runner, example, theme),
                         content=charts.chart_svg(results, theme),
                     ))
+        for runner in RUNNERS:
+            for example in self.results[runner]:
+                # Raw traces, downloadable for XProf/TensorBoard ({{ traces NAME }}).
+                for trace in directives.trace_files(self.results_root, runner, example):
+                    uri = directives.TRACE_URI.format(runner=runner, example=example, name=trace.name)
+                    files.append(File.generated(config, uri, abs_src_path=str(trace)))
         self.models = simulator_page.fitted_models(self.results)
         files.append(File.generated(config, simulator_page.PARAMS_URI,
                                     content=simulator_page.params_json(self.models)))

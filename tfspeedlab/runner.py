@@ -98,6 +98,8 @@ def case_params(case: Case) -> dict:
 
 
 def assemble(workload: Workload, runner: str, quick: bool, cases: list[CaseResult]) -> ResultsFile:
+    # A process group's partial file may lack the baseline case; the pooled file has it.
+    labels = {case.label for case in cases}
     return ResultsFile(
         example=workload.name,
         title=workload.title,
@@ -106,7 +108,7 @@ def assemble(workload: Workload, runner: str, quick: bool, cases: list[CaseResul
         params=dict(workload.params),
         environment=environment.capture(),
         cases=tuple(cases),
-        baseline=workload.baseline,
+        baseline=workload.baseline if workload.baseline in labels else None,
     )
 
 

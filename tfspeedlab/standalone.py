@@ -7,10 +7,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from tfspeedlab import artifacts
 from tfspeedlab.results import write_results
 from tfspeedlab.runner import measure, resolve_runner
 from tfspeedlab.tables import text_table
-from tfspeedlab.workload import Workload
+from tfspeedlab.workload import SkipExample, Workload
 
 
 def run_standalone(build: Callable[..., Workload], argv: list[str] | None = None) -> None:
@@ -20,11 +21,18 @@ def run_standalone(build: Callable[..., Workload], argv: list[str] | None = None
     # parse_known_args: inside a notebook, sys.argv holds the kernel's own flags.
     options, _ = parser.parse_known_args(argv)
 
-    workload = build(quick=options.quick)
+    try:
+        workload = build(quick=options.quick)
+    except SkipExample as reason:
+        print(f"skipped: {reason}")
+        return
     runner = resolve_runner("auto")
     script = Path(sys.modules[build.__module__].__file__)
+    staging = artifacts.start_staging(options.out) if options.out else None
     results = measure(script, workload, runner, options.quick)
     print(f"\n{results.title} — runner: {runner}, TensorFlow {results.environment['tensorflow']}\n")
     print(text_table(results))
     if options.out:
         print(f"\nwrote {write_results(results, options.out)}")
+        if (published := artifacts.publish(staging, options.out, runner, workload.name)) is not None:
+            print(f"wrote {published}/")

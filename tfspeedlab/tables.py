@@ -221,3 +221,53 @@ def grid_markdown_table(results: ResultsFile) -> str:
             line.append(text)
         lines.append("| " + " | ".join(line) + " |")
     return "\n".join(lines)
+
+
+def op_layers_markdown_table(results: ResultsFile) -> str:
+    """Median per op of every entry point at every size, then what each layer costs (their differences)."""
+    from tfspeedlab import layer_costs
+
+    sizes = layer_costs.sizes(results)
+    header = "| Entry point | " + " | ".join(f"{size:,} elements" if size > 1 else "scalar" for size in sizes) + " |"
+    rule = "| --- |" + " --: |" * len(sizes)
+    by_size = {size: layer_costs.entries(results, size) for size in sizes}
+    lines = ["**Time per add**, median", "", header, rule]
+    for index, first in enumerate(by_size[sizes[0]]):
+        lines.append(f"| `{first.entry}` | " + " | ".join(format_time(by_size[s][index].total_s) for s in sizes) + " |")
+    costs = {size: layer_costs.layer_costs(results, size) for size in sizes}
+    lines += ["", "**What each layer adds**, per add (difference of the medians above)", "",
+              header.replace("Entry point", "Layer"), rule]
+    labels = {top: f"API layer of `{top}`" for top in layer_costs.TOPS}
+    labels.update({"generated wrapper": "generated wrapper (Python)",
+                   "C++ eager runtime": "C++ eager runtime", "kernel": "kernel (+ executor node)"})
+    for key, label in labels.items():
+        lines.append(f"| {_escape(label)} | " + " | ".join(signed_time(costs[s][key]) for s in sizes) + " |")
+    return "\n".join(lines)
+
+
+def signed_time(seconds: float) -> str:
+    return ("−" + format_time(-seconds)) if seconds < 0 else format_time(seconds)
+
+
+def memory_table(results: ResultsFile) -> str:
+    """Per mode: the process's peak resident memory, what the mode added to it, and a GPU's peak."""
+    on_gpu = any("gpu_peak_bytes" in case.metrics for case in results.cases)
+    header = ["Mode", "Peak host memory (RSS)", "Added by the mode", *(["Peak GPU memory"] if on_gpu else [])]
+    lines = ["| " + " | ".join(header) + " |", "| --- |" + " --: |" * (len(header) - 1)]
+    for case in results.cases:
+        m = case.metrics
+        cells = [case.label, format_bytes(m["peak_rss_bytes"]), format_bytes(m["peak_rss_growth_bytes"])]
+        if on_gpu:
+            cells.append(format_bytes(m["gpu_peak_bytes"]) if "gpu_peak_bytes" in m else "not recorded")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def format_bytes(count: float) -> str:
+    """Binary units, three significant figures: ``763 MiB``."""
+    from tfspeedlab.units import format_significant
+
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(count) >= size:
+            return f"{format_significant(count / size, 3)} {unit}"
+    return f"{int(count)} B"

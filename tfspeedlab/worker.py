@@ -2,7 +2,8 @@
 
 Each example runs in a fresh process so that thread pools (fixed at first use),
 XLA caches, memory and even a crash of one example cannot touch another.
-Exit codes: 0 written, 1 the example failed (recorded), 3 no GPU for a GPU run.
+Exit codes: 0 written, 1 the example failed (recorded), 3 no GPU for a GPU run,
+4 skipped (an optional dependency is missing; nothing written).
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ import sys
 import traceback
 from pathlib import Path
 
-from tfspeedlab import catalog, environment
+from tfspeedlab import artifacts, catalog, environment
 from tfspeedlab.results import to_dict, write_failure, write_json_atomic, write_results
 from tfspeedlab.runner import RUNNER_CHOICES, NoGPUError, hide_gpus_for, measure, resolve_runner, run_workload
+from tfspeedlab.workload import SkipExample
 
 EXIT_FAILED = 1
 EXIT_NO_GPU = 3
+EXIT_SKIPPED = 4
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,13 +52,23 @@ def main(argv: list[str] | None = None) -> int:
                                round_number=options.round)
         write_json_atomic(options.partial, to_dict(partial))
         return 0
+    staging = artifacts.start_staging(options.out)
     try:
         workload = script.load().workload(quick=options.quick)
         if workload.name != script.name:
             raise ValueError(f"{script.path} builds a workload named {workload.name!r}; it must be {script.name!r}")
         results = measure(script.path, workload, runner, options.quick)
         path = write_results(results, options.out)
+        artifacts.publish(staging, options.out, runner, script.name)
+    except SkipExample as reason:
+        artifacts.discard(staging)
+        print(f"  {script.name} skipped: {reason}", file=sys.stderr)
+        return EXIT_SKIPPED
+    except KeyboardInterrupt:
+        artifacts.discard(staging)
+        raise
     except Exception as error:  # any failure of the example is recorded, not raised
+        artifacts.discard(staging)
         details = traceback.format_exc()
         print(details, file=sys.stderr)
         record = write_failure(options.out, runner, script.name, f"{type(error).__name__}: {error}",

@@ -7,6 +7,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+class SkipExample(Exception):
+    """Raised by a workload builder that cannot run here (an optional extra is missing).
+
+    The harness reports the message, writes nothing and keeps earlier results;
+    it is not a failure.
+    """
+
+
 @dataclass(frozen=True)
 class Prepared:
     """A case made ready to time: ``fn(*args)``, plus what to check once timing is done."""
