@@ -85,8 +85,11 @@ def pytorch_cases(d, mode):
             x = torch.relu(x * 0.99 + 0.01)
         return x
 
+    # The GPU when there is one (a cpu run hides it), as TensorFlow and JAX do by themselves.
+    device = "cuda" if torch.cuda.is_available() else "cpu"
     torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(FEATURES, HIDDEN), torch.nn.ReLU(), torch.nn.Linear(HIDDEN, 1))
+    model = torch.nn.Sequential(torch.nn.Linear(FEATURES, HIDDEN), torch.nn.ReLU(),
+                                torch.nn.Linear(HIDDEN, 1)).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=LEARNING_RATE)
 
     def train_step(X, Y):
@@ -97,7 +100,7 @@ def pytorch_cases(d, mode):
         return loss.detach()
 
     wrap = {"eager": lambda f: f, "torch.compile": torch.compile}[mode]
-    x, a, b, X, Y = (torch.from_numpy(d[k]) for k in "xabXY")
+    x, a, b, X, Y = (torch.from_numpy(d[k]).to(device) for k in "xabXY")
     def loss():
         with torch.no_grad():
             return float(((model(X) - Y) ** 2).mean())
@@ -229,7 +232,7 @@ def workload(quick=False):
     missing = missing_frameworks()
     if missing:
         raise tfspeedlab.SkipExample(
-            f"needs {' and '.join(missing)}, which are not installed: pip install -e \".[compare]\"")
+            f"needs {' and '.join(missing)}, not installed here: pip install -e \".[compare]\"")
     matmul_size = 256 if quick else 1024
     cases = [case_for(framework, mode, name, matmul_size)
              for framework, (_, _, modes) in FRAMEWORKS.items() for mode in modes for name in WORKLOADS]

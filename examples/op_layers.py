@@ -102,7 +102,7 @@ def chain_length(elements):
 
 # %%
 def workload(quick=False):
-    sizes = [1, 10_000] if quick else SIZES
+    sizes = [1, 10_000, 1_000_000] if quick else SIZES
     cases = []
     for elements in sizes:
         shape = [] if elements == 1 else [elements]

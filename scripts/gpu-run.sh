@@ -39,7 +39,9 @@ fi
 
 if ((install)); then
     python3 -m venv "$venv"
-    "$venv/bin/pip" install -q -e . "tensorflow[and-cuda]" tf-keras
+    # The compare extra too, with JAX's CUDA build: the frameworks example
+    # then runs PyTorch and JAX on the same GPU as TensorFlow.
+    "$venv/bin/pip" install -q -e ".[compare]" "tensorflow[and-cuda]" tf-keras "jax[cuda12]"
 fi
 
 # TensorFlow must see the GPU too (a CPU-only wheel or a driver too old for

@@ -1,3 +1,4 @@
+import importlib.util
 import subprocess
 import sys
 
@@ -8,6 +9,9 @@ from tfspeedlab import catalog, profiling
 from tfspeedlab.results import load_results
 
 EXAMPLES = sorted(catalog.discover())
+# Examples that need an optional extra, and whether it is installed here.
+COMPARE_INSTALLED = all(importlib.util.find_spec(module) for module in ("torch", "jax"))
+NEEDS_COMPARE = pytest.mark.skipif(not COMPARE_INSTALLED, reason='needs pip install -e ".[compare]"')
 
 
 def test_there_are_examples():
@@ -16,6 +20,9 @@ def test_there_are_examples():
 
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_quick_run_writes_a_valid_results_file(quick_results, name):
+    if name == "frameworks" and not COMPARE_INSTALLED:
+        assert not (quick_results / "cpu" / "frameworks.json").exists()  # skipped, not half-written
+        pytest.skip('frameworks needs pip install -e ".[compare]"')
     results = load_results(quick_results / "cpu" / f"{name}.json")
     assert results.example == name and results.runner == "cpu" and results.quick
     assert results.environment["tensorflow"]
@@ -83,14 +90,96 @@ def test_time_breakdown_splits_each_call_into_layers(quick_results):
     assert results.case("graph").metrics["executor_fraction"] > 0
 
 
-def test_layer_shares_are_what_the_kept_trace_says(quick_results):
+@pytest.mark.parametrize("example", ["time_breakdown", "step_profile"])
+def test_layer_shares_are_what_the_kept_trace_says(quick_results, example):
     """The published numbers come from the published trace file, through XProf's converter."""
-    for case in load_results(quick_results / "cpu" / "time_breakdown.json").cases:
-        trace = quick_results / "cpu" / "traces" / "time_breakdown" / f"{case.label}.xplane.pb"
+    for case in load_results(quick_results / "cpu" / f"{example}.json").cases:
+        trace = quick_results / "cpu" / "traces" / example / f"{case.label}.xplane.pb"
         calls = int(case.metrics["profiled_calls"])
         again = profiling.breakdown(profiling.trace_events(trace), case.metrics["profiled_call_s"], calls)
         for layer, share in again.fractions().items():
             assert share == pytest.approx(case.metrics[f"{layer}_fraction"], abs=1e-9), (case.label, layer)
+
+
+def test_step_profile_records_layers_and_peak_memory_per_mode(quick_results):
+    results = load_results(quick_results / "cpu" / "step_profile.json")
+    assert [case.label for case in results.cases] == ["eager", "graph", "xla"]
+    for case in results.cases:
+        m = case.metrics
+        assert sum(m[f"{layer}_fraction"] for layer in profiling.LAYERS) == pytest.approx(1.0)
+        assert m["kernels_fraction"] > 0 and m["python_fraction"] > 0, case.label
+        assert 0 <= m["peak_rss_growth_bytes"] < m["peak_rss_bytes"], case.label
+        assert "gpu_peak_bytes" not in m  # a CPU run has no device allocator to read
+    assert results.case("eager").metrics["executor_fraction"] == 0
+    assert results.case("graph").metrics["executor_fraction"] > 0
+
+
+def test_op_layers_times_every_entry_point_at_every_size(quick_results):
+    from tfspeedlab import layer_costs
+
+    results = load_results(quick_results / "cpu" / "op_layers.json")
+    sizes = layer_costs.sizes(results)
+    assert sizes == results.params["sizes"] and results.params["grappler_arithmetic_optimization"] is False
+    for size in sizes:
+        entries = layer_costs.entries(results, size)
+        assert [e.entry for e in entries][:3] == list(layer_costs.TOPS)
+        assert layer_costs.kernel_s(results, size) > 0
+        # Each entry's layers add up to its own median.
+        for entry in entries:
+            assert sum(entry.layers_s.values()) == pytest.approx(entry.total_s, rel=1e-9), entry.entry
+
+
+def test_grappler_folds_a_chain_of_adds_unless_told_not_to():
+    """Why op_layers switches the arithmetic optimizer off: with it on, the graph runs one AddN."""
+    script = """
+import collections, pathlib, sys, tempfile
+import tensorflow as tf
+from tfspeedlab import profiling
+
+def kernels(arithmetic):
+    tf.config.optimizer.set_experimental_options({"arithmetic_optimization": arithmetic})
+    @tf.function
+    def chain(x, y):
+        for _ in range(20):
+            x = x + y
+        return x
+    x, y = tf.constant(1.0), tf.constant(2.0)
+    keep = pathlib.Path(tempfile.mkdtemp()) / "trace.xplane.pb"
+    profiling.profile(chain, (x, y), calls=2, keep_trace_as=keep)
+    names = collections.Counter(e.name for e in profiling.trace_events(keep))
+    return names["AddN"], names["AddV2"]
+
+print(kernels(True), kernels(False))
+"""
+    completed = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True,
+                               timeout=300)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert completed.stdout.split("\n")[-2] == "(2, 0) (0, 40)"
+
+
+@NEEDS_COMPARE
+def test_frameworks_time_every_mode_on_every_workload_and_every_step_trains(quick_results):
+    results = load_results(quick_results / "cpu" / "frameworks.json")
+    cells = {(case.params["mode"], case.params["workload"]) for case in results.cases}
+    modes = {mode for mode, _ in cells}
+    assert modes == {"TensorFlow eager", "TensorFlow graph", "TensorFlow XLA", "PyTorch eager",
+                     "PyTorch torch.compile", "JAX op by op", "JAX jit", "NumPy"}
+    assert cells == {(mode, w) for mode in modes for w in ("150 small ops", "matmul", "training step")}
+    for case in results.cases:
+        if case.params["workload"] == "training step":
+            assert case.metrics["loss_end"] < case.metrics["loss_start"], case.label
+    assert {case.params["framework"] for case in results.cases} == {"TensorFlow", "PyTorch", "JAX", "NumPy"}
+
+
+def test_frameworks_skips_with_the_install_command_when_an_extra_is_missing(monkeypatch):
+    from tfspeedlab import SkipExample
+
+    module = catalog.discover()["frameworks"].load()
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(module.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "torch" else real_find_spec(name, *a))
+    with pytest.raises(SkipExample, match=r'needs PyTorch, not installed here: pip install -e "\.\[compare\]"'):
+        module.workload(quick=True)
 
 
 def test_sweeps_cover_every_mode_at_every_point(quick_results):

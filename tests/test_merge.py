@@ -199,3 +199,20 @@ def test_cli_refusal_exits_2_with_the_reason(tmp_path, capsys):
     assert err.startswith("tfspeedlab: error: nothing was written:")
     assert "environment.gpus" in err
     assert not (tmp_path / "into").exists()
+
+
+def test_profiler_traces_travel_with_their_results_and_stale_ones_go(tmp_path):
+    new = _tree(tmp_path / "new", _results("2026-02-01T00:00:00+00:00"),
+                _results("2026-02-01T00:00:00+00:00", example="other"))
+    (new / "cpu" / "traces" / "demo").mkdir(parents=True)
+    (new / "cpu" / "traces" / "demo" / "graph.xplane.pb").write_bytes(b"new trace")
+    into = _tree(tmp_path / "into", _results("2026-01-01T00:00:00+00:00", example="other"))
+    stale = into / "cpu" / "traces" / "other" / "eager.xplane.pb"
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"old trace of an older run")
+
+    merge_results([new], into)
+
+    assert (into / "cpu" / "traces" / "demo" / "graph.xplane.pb").read_bytes() == b"new trace"
+    assert not stale.exists()  # the newer 'other' results came without traces
+    assert sorted(p.name for p in into.iterdir()) == ["cpu"]  # no staging folder left

@@ -49,20 +49,35 @@ def published_dir(out_dir: Path, runner: str, example: str) -> Path:
 
 
 def publish(staging: Path, out_dir: Path, runner: str, example: str) -> Path | None:
-    """Swap the staged files in for the example's previous ones; None when it staged none."""
+    """Swap the staged files in for the example's previous ones; None when it staged none.
+
+    Called once the new results file is in place: files of an earlier run
+    never stay beside results they do not belong to.
+    """
     target = published_dir(out_dir, runner, example)
-    if not any(staging.iterdir()):
-        discard(staging)
-        return None
-    target.parent.mkdir(parents=True, exist_ok=True)
     previous = target.with_name(f".previous-{example}")
     shutil.rmtree(previous, ignore_errors=True)
     if target.exists():
         target.rename(previous)
-    staging.chmod(0o755)  # mkdtemp makes it private; these are published files
-    staging.rename(target)
+    if any(staging.iterdir()):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging.chmod(0o755)  # mkdtemp makes it private; these are published files
+        staging.rename(target)
+    else:
+        discard(staging)
     shutil.rmtree(previous, ignore_errors=True)
-    return target
+    return target if target.exists() else None
+
+
+def copy_for_publishing(source_dir: Path, out_dir: Path) -> Path:
+    """A staging copy of another run's artifacts of one example (empty when it kept none)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out_dir))
+    if source_dir.is_dir():
+        for path in sorted(source_dir.iterdir()):
+            if path.is_file():
+                shutil.copyfile(path, staging / path.name)
+    return staging
 
 
 def discard(staging: Path) -> None:

@@ -245,8 +245,10 @@ def op_layers_svg(results: ResultsFile, theme_name: str) -> str:
             for side in ("top", "right"):
                 axes.spines[side].set_visible(False)
             axes.set_axisbelow(True)
-        figure.legend(loc="upper right", ncols=4, frameon=False, fontsize=9, labelcolor=theme.text)
-        figure.suptitle(results.title, x=0.01, ha="left", fontsize=12)
+        figure.suptitle(results.title, x=0.01, y=0.995, ha="left", fontsize=12)
+        # Under the title, above the first panel: nowhere does it cover a bar.
+        figure.legend(loc="upper left", bbox_to_anchor=(0.01, 0.965), ncols=4, frameon=False, fontsize=9,
+                      labelcolor=theme.text)
         figure.text(0.01, 0.005, caption(results), fontsize=8.5, alpha=0.85)
-        figure.tight_layout(rect=(0, 0.03, 1, 0.95))
+        figure.tight_layout(rect=(0, 0.03, 1, 0.93))
         return _svg(figure)

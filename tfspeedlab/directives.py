@@ -27,6 +27,12 @@
     one entry point's median per op (``kernel``: the kernel alone), at a size.
 ``{{ memory NAME }}``, ``{{ memory_figure NAME CASE METRIC }}``
     Peak host (and GPU) memory per mode, or one such figure.
+``{{ per_op NAME MODE }}``, ``{{ dispatch_table NAME }}``
+    Per-op dispatch cost: a mode's small-op loop time over its op count (frameworks).
+``{{ param NAME PARAMETER }}``
+    A workload parameter recorded in the results file.
+``{{ tf_source PATH }}``
+    A link to PATH in TensorFlow's sources at the version the results were measured with.
 ``{{ traces NAME }}``
     Download links for the profiler traces kept with the results, and how to open them.
 ``{{ layer_time NAME CASE LAYER }}``, ``{{ layer_share NAME CASE LAYER }}``
@@ -301,6 +307,32 @@ def _memory_figure(context: Context, options: dict, example: str, case: str, nam
     return tables.format_bytes(metrics[name])
 
 
+def _tf_source(context: Context, options: dict, path: str) -> str:
+    """``{{ tf_source tensorflow/core/... }}``: a link into TensorFlow's sources at the measured version."""
+    versions = sorted({r.environment["tensorflow"] for by_example in context.results.values()
+                       for r in by_example.values()})
+    if not versions:
+        raise ValueError("no results to take the TensorFlow version from")
+    return f"https://github.com/tensorflow/tensorflow/blob/v{versions[-1]}/{path}"
+
+
+def _param(context: Context, options: dict, example: str, name: str) -> str:
+    """``{{ param frameworks matmul_size }}``: a workload parameter recorded in the results."""
+    params = context.lookup(example, options).params
+    if name not in params:
+        raise KeyError(f"{example} has no parameter {name!r}; it has {sorted(params)}")
+    return str(params[name])
+
+
+def _per_op(context: Context, options: dict, example: str, mode: str) -> str:
+    """``{{ per_op frameworks "PyTorch eager" }}``: small-op loop time of a mode over its op count."""
+    return format_time(tables.per_op_s(context.lookup(example, options), mode))
+
+
+def _dispatch_table(context: Context, options: dict, example: str) -> str:
+    return example_tabs(context, example, tables.dispatch_table)
+
+
 def _layer_cost(context: Context, options: dict, example: str, layer: str, elements: str = "1") -> str:
     """``{{ layer_cost op_layers "generated wrapper" 1 }}``: one layer's cost per op at one size."""
     costs = layer_costs.layer_costs(context.lookup(example, options), int(elements))
@@ -381,6 +413,10 @@ _DIRECTIVES = {
     "layers": _layers,
     "layer_time": _layer_time,
     "traces": _traces,
+    "tf_source": _tf_source,
+    "param": _param,
+    "per_op": _per_op,
+    "dispatch_table": _dispatch_table,
     "memory": _memory,
     "memory_figure": _memory_figure,
     "layer_cost": _layer_cost,

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tfspeedlab.results import ResultsFile
+from tfspeedlab.results import CaseResult, ResultsFile
 
 KERNEL = "in a graph"
 EMPTY_CALL = "empty graph call"
@@ -39,6 +39,8 @@ class EntryCost:
     elements: int
     total_s: float
     layers_s: dict[str, float]
+    # The measured case behind the total (for the kernel: the graph chain).
+    source: CaseResult
 
 
 def is_layer_results(results: ResultsFile) -> bool:
@@ -49,16 +51,19 @@ def sizes(results: ResultsFile) -> list[int]:
     return sorted({case.params["elements"] for case in results.cases})
 
 
-def median(results: ResultsFile, entry: str, elements: int) -> float:
-    for case in results.cases:
-        if case.params["entry"] == entry and case.params["elements"] == elements:
-            return case.measurement.median_s
+def case(results: ResultsFile, entry: str, elements: int) -> CaseResult:
+    for found in results.cases:
+        if found.params["entry"] == entry and found.params["elements"] == elements:
+            return found
     raise KeyError(f"{results.example} has no case for entry {entry!r} at {elements} elements")
 
 
+def median(results: ResultsFile, entry: str, elements: int) -> float:
+    return case(results, entry, elements).measurement.median_s
+
+
 def kernel_s(results: ResultsFile, elements: int) -> float:
-    chain = next(case for case in results.cases
-                 if case.params["entry"] == KERNEL and case.params["elements"] == elements)
+    chain = case(results, KERNEL, elements)
     return chain.measurement.median_s - median(results, EMPTY_CALL, elements) / chain.params["chain"]
 
 
@@ -77,10 +82,14 @@ def entries(results: ResultsFile, elements: int) -> list[EntryCost]:
     """Every entry point at one size, top of the stack first, each split into its layers."""
     costs = layer_costs(results, elements)
     base = {layer: costs[layer] for layer in STACK[:3]}
-    rows = [EntryCost(top, elements, median(results, top, elements), {**base, "API layer": costs[top]})
-            for top in TOPS]
-    rows.append(EntryCost(WRAPPER, elements, median(results, WRAPPER, elements), base))
-    rows.append(EntryCost(FAST_PATH, elements, median(results, FAST_PATH, elements),
-                          {layer: base[layer] for layer in STACK[:2]}))
-    rows.append(EntryCost("kernel (in a graph)", elements, costs["kernel"], {"kernel": costs["kernel"]}))
+
+    def entry_cost(entry: str, layers: dict[str, float]) -> EntryCost:
+        measured = case(results, entry, elements)
+        return EntryCost(entry, elements, measured.measurement.median_s, layers, measured)
+
+    rows = [entry_cost(top, {**base, "API layer": costs[top]}) for top in TOPS]
+    rows.append(entry_cost(WRAPPER, base))
+    rows.append(entry_cost(FAST_PATH, {layer: base[layer] for layer in STACK[:2]}))
+    rows.append(EntryCost("kernel (in a graph)", elements, costs["kernel"], {"kernel": costs["kernel"]},
+                          case(results, KERNEL, elements)))
     return rows

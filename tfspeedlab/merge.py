@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from tfspeedlab import artifacts
 from tfspeedlab.results import (
     FAILURE_SUFFIX,
     RUNNERS,
@@ -99,6 +100,10 @@ def merge_results(sources: list[Path], into: Path) -> MergeReport:
         # Re-serialised from what was validated: for a file `tfspeedlab run`
         # wrote this gives the same text back, and no unchecked field slips in.
         write_json_atomic(target, to_dict(candidate.results))
+        # Its profiler traces travel with it; an older run's never stay behind.
+        runner, example = target.parent.name, candidate.results.example
+        staging = artifacts.copy_for_publishing(candidate.path.parent / artifacts.FOLDER / example, into)
+        artifacts.publish(staging, into, runner, example)
         report.written.append(target)
     return report
 

@@ -31,8 +31,7 @@ def rows(results: ResultsFile) -> list[Row]:
     built = []
     for case in results.cases:
         m = case.measurement
-        # Non-breaking space: the mark must not wrap away from its figure.
-        noisy_mark = f"\u00a0(!\u00a0{m.relative_iqr:.0%})" if m.noisy else ""
+        noisy_mark = _noisy_mark(m)
         speedup = "—"
         if results.baseline is not None:
             speedup = format_ratio(results.speedup(results.baseline, case.label))
@@ -88,11 +87,19 @@ def sweep_markdown_table(results: ResultsFile) -> str:
         cells = [f"{x:g}" if isinstance(x, float) else str(x)]
         for mode in mode_names:
             m = series[mode][x]
-            cells.append(format_time(m.median_s, unit) + (f"\u00a0(!\u00a0{m.relative_iqr:.0%})" if m.noisy else ""))
+            cells.append(format_time(m.median_s, unit) + _noisy_mark(m))
         for mode in others:
             cells.append(format_ratio(series["eager"][x].median_s / series[mode][x].median_s))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _noisy_mark(measurement) -> str:
+    """`` (! 12%)`` after a noisy median: its IQR is a large share of it.
+
+    Non-breaking spaces: the mark must not wrap away from its figure.
+    """
+    return f"\u00a0(!\u00a0{measurement.relative_iqr:.0%})" if measurement.noisy else ""
 
 
 def any_noisy(results: ResultsFile) -> bool:
@@ -173,6 +180,9 @@ def layers_table(results: ResultsFile) -> str:
     header = ["Mode", *(LAYER_LABELS[layer] for layer in LAYERS), "Total (median)"]
     if ops:
         header += [f"Per op ({ops} ops)"]
+    device_busy = all("device_busy_fraction" in case.metrics for case in results.cases)
+    if device_busy:
+        header += ["GPU busy"]
     lines = ["| " + " | ".join(header) + " |", "| --- |" + " --: |" * (len(header) - 1)]
     for case in results.cases:
         median = case.measurement.median_s
@@ -183,6 +193,8 @@ def layers_table(results: ResultsFile) -> str:
         cells.append(format_time(median))
         if ops:
             cells.append(format_time(median / ops))
+        if device_busy:
+            cells.append(f"{case.metrics['device_busy_fraction']:.0%}")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -214,7 +226,7 @@ def grid_markdown_table(results: ResultsFile) -> str:
                 line.append("not measured")
                 continue
             m = case.measurement
-            text = format_time(m.median_s) + (f"\u00a0(!\u00a0{m.relative_iqr:.0%})" if m.noisy else "")
+            text = format_time(m.median_s) + _noisy_mark(m)
             base = cells.get((baseline, column))
             if base is not None and row != baseline:
                 text += f" · {format_ratio(m.median_s / base.measurement.median_s)}"
@@ -233,7 +245,9 @@ def op_layers_markdown_table(results: ResultsFile) -> str:
     by_size = {size: layer_costs.entries(results, size) for size in sizes}
     lines = ["**Time per add**, median", "", header, rule]
     for index, first in enumerate(by_size[sizes[0]]):
-        lines.append(f"| `{first.entry}` | " + " | ".join(format_time(by_size[s][index].total_s) for s in sizes) + " |")
+        cells = [format_time(row.total_s) + _noisy_mark(row.source.measurement)
+                 for row in (by_size[s][index] for s in sizes)]
+        lines.append(f"| `{first.entry}` | " + " | ".join(cells) + " |")
     costs = {size: layer_costs.layer_costs(results, size) for size in sizes}
     lines += ["", "**What each layer adds**, per add (difference of the medians above)", "",
               header.replace("Entry point", "Layer"), rule]
@@ -271,3 +285,26 @@ def format_bytes(count: float) -> str:
         if abs(count) >= size:
             return f"{format_significant(count / size, 3)} {unit}"
     return f"{int(count)} B"
+
+
+SMALL_OPS_WORKLOAD = "150 small ops"
+TRAINING_STEP_WORKLOAD = "training step"
+
+
+def per_op_s(results: ResultsFile, mode: str) -> float:
+    """A mode's median on the small-op loop divided by the loop's op count: the cost of one op."""
+    return results.case(f"{mode} · {SMALL_OPS_WORKLOAD}").measurement.median_s / results.params["ops_per_call"]
+
+
+def dispatch_table(results: ResultsFile) -> str:
+    """Per mode: cost per small op, against the cheapest mode measured (the floor), and the whole step."""
+    modes = [case.params["mode"] for case in results.cases if case.params["workload"] == SMALL_OPS_WORKLOAD]
+    costs = {mode: per_op_s(results, mode) for mode in modes}
+    floor = min(costs.values())
+    ops = results.params["ops_per_call"]
+    lines = [f"| Mode | Per op ({ops}-op loop ÷ {ops}) | Against the cheapest | Whole training step |",
+             "| --- | --: | --: | --: |"]
+    for mode, cost in costs.items():
+        step = results.case(f"{mode} · {TRAINING_STEP_WORKLOAD}").measurement.median_s
+        lines.append(f"| {mode} | {format_time(cost)} | {format_ratio(cost / floor)} | {format_time(step)} |")
+    return "\n".join(lines)
