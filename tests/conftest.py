@@ -1,4 +1,5 @@
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -42,3 +43,17 @@ def synthetic_results(samples=(1e-3, 1.1e-3, 1.05e-3), runner="cpu", example="de
         "utc_time": "2026-01-01T00:00:00+00:00",
     }
     return ResultsFile(example, "Demo workload", runner, True, {"n": 1}, environment, cases, baseline="eager")
+
+
+def site_results(quick_results, destination):
+    """The quick results, plus the committed file of any example the quick run skipped.
+
+    The frameworks comparison is skipped where its optional extra is not
+    installed (as on CI); its page still needs a results file to build, as a
+    reader's checkout has.
+    """
+    shutil.copytree(quick_results, destination)
+    for committed in (REPO / "results" / "cpu").glob("*.json"):
+        if not (destination / "cpu" / committed.name).exists() and not committed.name.endswith(".failed.json"):
+            shutil.copy(committed, destination / "cpu" / committed.name)
+    return destination

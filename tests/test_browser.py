@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, site_results
 from test_site import build
 from tfspeedlab import model as cost_model
 from tfspeedlab.results import load_runner
@@ -35,7 +35,7 @@ def browser():
 @pytest.fixture(scope="module")
 def site_url(quick_results, tmp_path_factory):
     site = tmp_path_factory.mktemp("browser-site")
-    completed = build(quick_results, site)
+    completed = build(site_results(quick_results, tmp_path_factory.mktemp("browser-results") / "results"), site)
     assert completed.returncode == 0, completed.stderr[-4000:]
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)

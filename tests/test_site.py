@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, site_results
 from tfspeedlab.results import load_results
 from tfspeedlab.units import format_ratio, format_time
 
@@ -15,20 +15,6 @@ def build(results_dir, site_dir):
         cwd=REPO, capture_output=True, text=True, timeout=600,
         env={**__import__("os").environ, "TFSPEEDLAB_RESULTS": str(results_dir), "NO_MKDOCS_2_WARNING": "1"},
     )
-
-
-def site_results(quick_results, destination):
-    """The quick results, plus the committed file of any example the quick run skipped.
-
-    The frameworks comparison is skipped where its optional extra is not
-    installed (as on CI); its page still needs a results file to build, as a
-    reader's checkout has.
-    """
-    shutil.copytree(quick_results, destination)
-    for committed in (REPO / "results" / "cpu").glob("*.json"):
-        if not (destination / "cpu" / committed.name).exists() and not committed.name.endswith(".failed.json"):
-            shutil.copy(committed, destination / "cpu" / committed.name)
-    return destination
 
 
 @pytest.fixture(scope="module")
