@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from conftest import REPO, site_results
+from conftest import site_results
 from test_site import build
 from tfspeedlab import model as cost_model
 from tfspeedlab.results import load_runner
