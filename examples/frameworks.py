@@ -201,6 +201,24 @@ FRAMEWORKS = {  # framework: (module it needs, case builder, its modes)
     "JAX": ("jax", jax_cases, ("op by op", "jit")),
     "NumPy": ("numpy", numpy_cases, ("",)),
 }
+OP_BY_OP_MODES = ("eager", "op by op", "")  # each op dispatched from Python on its own
+PACKAGES = ("tensorflow", "torch", "jax", "jaxlib", "numpy")
+
+
+def versions():
+    """Installed versions of the compared packages, recorded with the results."""
+    import importlib.metadata
+
+    return {name: importlib.metadata.version(name) for name in PACKAGES}
+
+
+def threads(framework):
+    """Threads the framework computes with: a framework on fewer threads would be slower for it."""
+    if framework == "PyTorch":
+        import torch
+
+        return {"torch_threads": float(torch.get_num_threads())}
+    return {}
 
 
 def missing_frameworks():
@@ -214,17 +232,18 @@ def case_for(framework, mode, workload_name, matmul_size):
         built = build(data(matmul_size), mode)
         fn, args = built[workload_name]
         if workload_name != "training step":
-            return tfspeedlab.Prepared(fn, args)
+            return tfspeedlab.Prepared(fn, args, metrics=lambda: threads(framework))
         loss, start = built["loss"], built["loss"]()
 
         def metrics():  # a step that trains nothing would be fast for the wrong reason
-            return {"loss_start": start, "loss_end": loss()}
+            return {"loss_start": start, "loss_end": loss(), **threads(framework)}
 
         return tfspeedlab.Prepared(fn, args, metrics=metrics)
 
     label = f"{framework} {mode}".strip()
     return tfspeedlab.Case(f"{label} · {workload_name}", setup=setup, process=framework,
-                           params={"mode": label, "workload": workload_name, "framework": framework})
+                           params={"mode": label, "workload": workload_name, "framework": framework,
+                                   "op_by_op": mode in OP_BY_OP_MODES})
 
 
 # %%
@@ -239,7 +258,8 @@ def workload(quick=False):
     return tfspeedlab.Workload(
         name="frameworks",
         title="TensorFlow, PyTorch, JAX and NumPy on the same workloads",
-        params={"grid": {"rows": "mode", "columns": "workload"}, "baseline_mode": "TensorFlow eager",
+        params={"grid": {"rows": "mode", "columns": "workload", "per": "call"}, "baseline_mode": "TensorFlow eager",
+                "versions": versions(),
                 "ops_per_call": 3 * STEPS, "matmul_size": matmul_size, "batch": BATCH,
                 "layers": f"Dense {FEATURES}→{HIDDEN}→1", "optimizer": f"SGD({LEARNING_RATE})"},
         cases=cases,

@@ -169,6 +169,10 @@ def test_frameworks_time_every_mode_on_every_workload_and_every_step_trains(quic
         if case.params["workload"] == "training step":
             assert case.metrics["loss_end"] < case.metrics["loss_start"], case.label
     assert {case.params["framework"] for case in results.cases} == {"TensorFlow", "PyTorch", "JAX", "NumPy"}
+    assert {case.params["mode"] for case in results.cases if case.params["op_by_op"]} == {
+        "TensorFlow eager", "PyTorch eager", "JAX op by op", "NumPy"}
+    assert set(results.params["versions"]) == {"tensorflow", "torch", "jax", "jaxlib", "numpy"}
+    assert all(case.metrics["torch_threads"] >= 1 for case in results.cases if case.params["framework"] == "PyTorch")
 
 
 def test_frameworks_skips_with_the_install_command_when_an_extra_is_missing(monkeypatch):

@@ -189,6 +189,7 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
     theme = THEMES[theme_name]
     _, _, row_values, column_values, cells = grid(results)
     baseline = results.params.get("baseline_mode")
+    per = results.params["grid"].get("per", "step")  # what one timed call is
     with _style(theme):
         figure, panels = plt.subplots(len(column_values), 1, figsize=(7.5, 0.32 * len(row_values) * len(column_values) + 2.2),
                                       squeeze=False)
@@ -203,8 +204,15 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
                 axes.annotate(format_time(median), (median / scale, position), xytext=(5, 0),
                               textcoords="offset points", va="center", fontsize=8.5)
             axes.set_yticks(positions, present, fontsize=9)
-            axes.set_xlim(right=max(medians) / scale * 1.3)
-            axes.set_title(f"{column} — time per step ({unit_name})", loc="left", fontsize=10.5)
+            log_scale = max(medians) / min(medians) >= LOG_SCALE_SPREAD
+            if log_scale:  # microsecond bars beside millisecond ones would vanish on a linear axis
+                axes.set_xscale("log")
+                _plain_log_ticks(axes.xaxis)
+                axes.set_xlim(left=min(medians) / scale / 2, right=max(medians) / scale * 6)
+            else:
+                axes.set_xlim(right=max(medians) / scale * 1.3)
+            scale_note = ", log scale" if log_scale else ""
+            axes.set_title(f"{column} — time per {per} ({unit_name}{scale_note})", loc="left", fontsize=10.5)
             axes.grid(axis="x", color=theme.grid, linewidth=0.6)
             for side in ("top", "right"):
                 axes.spines[side].set_visible(False)
