@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 from dataclasses import dataclass
 
 import matplotlib
@@ -114,9 +115,10 @@ def _style(theme: Theme):
                            "ytick.color": theme.text, "axes.edgecolor": theme.grid})
 
 
-def _plain_log_ticks(axis) -> None:
-    # Plain numbers at 1-2-5 steps read better than powers of ten.
-    axis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+def _plain_log_ticks(axis, decades: float = 0.0) -> None:
+    # Plain numbers at 1-2-5 steps read better than powers of ten; over many
+    # decades they would collide, so only the powers of ten are labelled.
+    axis.set_major_locator(ticker.LogLocator(subs=(1.0,) if decades > 2.5 else (1.0, 2.0, 5.0)))
     axis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
     axis.set_minor_formatter(ticker.NullFormatter())
 
@@ -207,8 +209,9 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
             log_scale = max(medians) / min(medians) >= LOG_SCALE_SPREAD
             if log_scale:  # microsecond bars beside millisecond ones would vanish on a linear axis
                 axes.set_xscale("log")
-                _plain_log_ticks(axes.xaxis)
-                axes.set_xlim(left=min(medians) / scale / 2, right=max(medians) / scale * 6)
+                left, right = min(medians) / scale / 2, max(medians) / scale * 6
+                _plain_log_ticks(axes.xaxis, decades=math.log10(right / left))
+                axes.set_xlim(left=left, right=right)
             else:
                 axes.set_xlim(right=max(medians) / scale * 1.3)
             scale_note = ", log scale" if log_scale else ""
