@@ -36,10 +36,15 @@ def safe_name(name: str) -> str:
     return _UNSAFE.sub("_", name).strip("_")
 
 
-def start_staging(out_dir: Path) -> Path:
-    """A fresh staging folder on the same file system as the results, announced to children."""
+def _new_staging(out_dir: Path) -> Path:
+    # On the same file system as the results, so publishing is one rename.
     out_dir.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out_dir))
+    return Path(tempfile.mkdtemp(prefix=".staging-", dir=out_dir))
+
+
+def start_staging(out_dir: Path) -> Path:
+    """A fresh staging folder for the example about to run, announced to its children."""
+    staging = _new_staging(out_dir)
     os.environ[ENV_VAR] = str(staging)
     return staging
 
@@ -71,8 +76,7 @@ def publish(staging: Path, out_dir: Path, runner: str, example: str) -> Path | N
 
 def copy_for_publishing(source_dir: Path, out_dir: Path) -> Path:
     """A staging copy of another run's artifacts of one example (empty when it kept none)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out_dir))
+    staging = _new_staging(out_dir)
     if source_dir.is_dir():
         for path in sorted(source_dir.iterdir()):
             if path.is_file():
@@ -81,6 +85,7 @@ def copy_for_publishing(source_dir: Path, out_dir: Path) -> Path:
 
 
 def discard(staging: Path) -> None:
+    """Drop a staging folder that was not published (a no-op for one that was: it is gone)."""
     shutil.rmtree(staging, ignore_errors=True)
     if os.environ.get(ENV_VAR) == str(staging):
         del os.environ[ENV_VAR]

@@ -123,10 +123,15 @@ def _plain_log_ticks(axis, decades: float = 0.0) -> None:
     axis.set_minor_formatter(ticker.NullFormatter())
 
 
-def _finish_axes(figure, axes, results: ResultsFile) -> None:
+def _open_frame(axes) -> None:
+    # No top or right border; grid lines behind the bars.
     for side in ("top", "right"):
         axes.spines[side].set_visible(False)
     axes.set_axisbelow(True)
+
+
+def _finish_axes(figure, axes, results: ResultsFile) -> None:
+    _open_frame(axes)
     axes.set_title(results.title, loc="left", fontsize=12)
     figure.text(0.01, 0.01, caption(results), fontsize=8.5, alpha=0.85)
     figure.tight_layout(rect=(0, 0.05, 1, 1))
@@ -217,9 +222,7 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
             scale_note = ", log scale" if log_scale else ""
             axes.set_title(f"{column} — time per {per} ({unit_name}{scale_note})", loc="left", fontsize=10.5)
             axes.grid(axis="x", color=theme.grid, linewidth=0.6)
-            for side in ("top", "right"):
-                axes.spines[side].set_visible(False)
-            axes.set_axisbelow(True)
+            _open_frame(axes)
         figure.suptitle(results.title, x=0.01, ha="left", fontsize=12)
         figure.text(0.01, 0.005, caption(results), fontsize=8.5, alpha=0.85)
         figure.tight_layout(rect=(0, 0.03, 1, 0.98))
@@ -253,9 +256,7 @@ def op_layers_svg(results: ResultsFile, theme_name: str) -> str:
             title = "scalar" if size == 1 else f"{size:,} elements"
             axes.set_title(f"{title} — time per add ({unit_name})", loc="left", fontsize=10.5)
             axes.grid(axis="x", color=theme.grid, linewidth=0.6)
-            for side in ("top", "right"):
-                axes.spines[side].set_visible(False)
-            axes.set_axisbelow(True)
+            _open_frame(axes)
         figure.suptitle(results.title, x=0.01, y=0.995, ha="left", fontsize=12)
         # Under the title, above the first panel: nowhere does it cover a bar.
         figure.legend(loc="upper left", bbox_to_anchor=(0.01, 0.965), ncols=4, frameon=False, fontsize=9,

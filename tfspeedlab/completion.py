@@ -32,16 +32,21 @@ def materialize(value: Any) -> int:
     return 0
 
 
-def device_sync() -> Callable[[], None] | None:
-    """``tf.test.experimental.sync_devices`` when TensorFlow drives a GPU, else None.
+def tensorflow_drives_gpu() -> bool:
+    """True when TensorFlow is imported and has a GPU.
 
     TensorFlow is only consulted if the caller already imported it: timing a
     plain Python function must not pay for importing TensorFlow.
     """
     tf = sys.modules.get("tensorflow")
-    if tf is None or not tf.config.list_logical_devices("GPU"):
+    return tf is not None and bool(tf.config.list_logical_devices("GPU"))
+
+
+def device_sync() -> Callable[[], None] | None:
+    """``tf.test.experimental.sync_devices`` when TensorFlow drives a GPU, else None."""
+    if not tensorflow_drives_gpu():
         return None
-    return tf.test.experimental.sync_devices
+    return sys.modules["tensorflow"].test.experimental.sync_devices
 
 
 def describe(tensor_count: int, synced_devices: bool) -> str:

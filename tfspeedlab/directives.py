@@ -282,12 +282,13 @@ def _traces(context: Context, options: dict, example: str) -> str:
             f"[{path.name}]({context.relative(TRACE_URI.format(runner=runner, example=example, name=path.name))})"
             f" ({path.stat().st_size / 1e6:.1f} MB)" for path in files)
         first = files[0].name
+        run = first.split(".")[0]
         return (f'??? info "Raw profiler traces ({RUNNER_TITLES[runner]}): open them in XProf or TensorBoard"\n\n'
                 f"    The traces the numbers above were computed from: {links}. XProf and TensorBoard "
                 "look for traces under `plugins/profile/<run>/` in a log folder:\n\n"
                 "    ```sh\n"
-                f"    mkdir -p logdir/plugins/profile/{first.split('.')[0]}\n"
-                f"    cp {first} logdir/plugins/profile/{first.split('.')[0]}/host.xplane.pb\n"
+                f"    mkdir -p logdir/plugins/profile/{run}\n"
+                f"    cp {first} logdir/plugins/profile/{run}/host.xplane.pb\n"
                 "    pip install xprof\n"
                 "    xprof server --logdir logdir   # or: tensorboard --logdir logdir (Profile tab)\n"
                 "    ```\n")
@@ -301,10 +302,7 @@ def _memory(context: Context, options: dict, example: str) -> str:
 
 def _memory_figure(context: Context, options: dict, example: str, case: str, name: str) -> str:
     """``{{ memory_figure step_profile xla peak_rss_growth_bytes }}``: one memory metric, in MiB/GiB."""
-    metrics = context.lookup(example, options).case(case).metrics
-    if name not in metrics:
-        raise KeyError(f"case {case!r} of {example} has no memory metric {name!r}")
-    return tables.format_bytes(metrics[name])
+    return tables.format_bytes(figures.metric_value(context.lookup(example, options), case, name))
 
 
 def _tf_source(context: Context, options: dict, path: str) -> str:

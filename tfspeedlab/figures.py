@@ -77,9 +77,13 @@ def derived(results: ResultsFile, name: str) -> str:
     return compute(results)
 
 
-def metric(results: ResultsFile, case: str, name: str) -> str:
+def metric_value(results: ResultsFile, case: str, name: str) -> float:
     metrics = results.case(case).metrics
     if name not in metrics:
         raise KeyError(f"case {case!r} of {results.example} has no metric {name!r}; it has {sorted(metrics)}")
-    value = metrics[name]
+    return metrics[name]
+
+
+def metric(results: ResultsFile, case: str, name: str) -> str:
+    value = metric_value(results, case, name)
     return str(int(value)) if float(value).is_integer() else format_significant(value, 3)

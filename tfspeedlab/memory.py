@@ -11,17 +11,13 @@ from __future__ import annotations
 import resource
 import sys
 
+from tfspeedlab.completion import tensorflow_drives_gpu
+
 
 def peak_rss_bytes() -> int:
     """The process's resident-memory high-water mark so far, in bytes."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak if sys.platform == "darwin" else peak * 1024  # Linux reports KiB, macOS bytes
-
-
-def gpu_memory_tracked() -> bool:
-    """True when TensorFlow drives a GPU whose allocator reports its peak."""
-    tf = sys.modules.get("tensorflow")
-    return tf is not None and bool(tf.config.list_logical_devices("GPU"))
 
 
 def reset_gpu_peak(device: str = "GPU:0") -> None:
@@ -42,7 +38,7 @@ class PeakMemory:
 
     def __init__(self) -> None:
         self.rss_before = peak_rss_bytes()
-        self.on_gpu = gpu_memory_tracked()
+        self.on_gpu = tensorflow_drives_gpu()  # its allocator reports a peak
         if self.on_gpu:
             reset_gpu_peak()
 

@@ -56,8 +56,6 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
                         config, directives.chart_uri(runner, example, theme),
                         content=charts.chart_svg(results, theme),
                     ))
-        for runner in RUNNERS:
-            for example in self.results[runner]:
                 # Raw traces, downloadable for XProf/TensorBoard ({{ traces NAME }}).
                 for trace in directives.trace_files(self.results_root, runner, example):
                     uri = directives.TRACE_URI.format(runner=runner, example=example, name=trace.name)

@@ -29,10 +29,14 @@ def run_standalone(build: Callable[..., Workload], argv: list[str] | None = None
     runner = resolve_runner("auto")
     script = Path(sys.modules[build.__module__].__file__)
     staging = artifacts.start_staging(options.out) if options.out else None
-    results = measure(script, workload, runner, options.quick)
-    print(f"\n{results.title} — runner: {runner}, TensorFlow {results.environment['tensorflow']}\n")
-    print(text_table(results))
-    if options.out:
-        print(f"\nwrote {write_results(results, options.out)}")
-        if (published := artifacts.publish(staging, options.out, runner, workload.name)) is not None:
-            print(f"wrote {published}/")
+    try:
+        results = measure(script, workload, runner, options.quick)
+        print(f"\n{results.title} — runner: {runner}, TensorFlow {results.environment['tensorflow']}\n")
+        print(text_table(results))
+        if options.out:
+            print(f"\nwrote {write_results(results, options.out)}")
+            if (published := artifacts.publish(staging, options.out, runner, workload.name)) is not None:
+                print(f"wrote {published}/")
+    finally:
+        if staging is not None:
+            artifacts.discard(staging)

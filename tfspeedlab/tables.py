@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tfspeedlab.results import ResultsFile
-from tfspeedlab.units import format_ratio, format_time, select_unit
+from tfspeedlab.units import format_ratio, format_significant, format_time, select_unit
 
 COLUMNS = ("Case", "Median per call", "Spread (IQR)", "First call", "Speed-up", "Calls × blocks")
 
@@ -286,8 +286,6 @@ def memory_table(results: ResultsFile) -> str:
 
 def format_bytes(count: float) -> str:
     """Binary units, three significant figures: ``763 MiB``."""
-    from tfspeedlab.units import format_significant
-
     for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if abs(count) >= size:
             return f"{format_significant(count / size, 3)} {unit}"

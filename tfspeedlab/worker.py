@@ -61,20 +61,17 @@ def main(argv: list[str] | None = None) -> int:
         path = write_results(results, options.out)
         artifacts.publish(staging, options.out, runner, script.name)
     except SkipExample as reason:
-        artifacts.discard(staging)
         print(f"  {script.name} skipped: {reason}", file=sys.stderr)
         return EXIT_SKIPPED
-    except KeyboardInterrupt:
-        artifacts.discard(staging)
-        raise
     except Exception as error:  # any failure of the example is recorded, not raised
-        artifacts.discard(staging)
         details = traceback.format_exc()
         print(details, file=sys.stderr)
         record = write_failure(options.out, runner, script.name, f"{type(error).__name__}: {error}",
                                details, environment.utc_now())
         print(f"  {script.name} failed: {type(error).__name__}: {error} (recorded in {record})", file=sys.stderr)
         return EXIT_FAILED
+    finally:
+        artifacts.discard(staging)  # unless published: a skip, a failure or Ctrl-C keeps the old files
     print(f"  {script.name} → {path}", file=sys.stderr)
     return 0
 
