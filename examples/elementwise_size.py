@@ -43,7 +43,8 @@ def workload(quick=False):
     return tfspeedlab.Workload(
         name="elementwise_size",
         title="Chain of 30 ops by tensor size",
-        params={"sweep": "elements", "n_ops": N_OPS},
+        params={"n_ops": N_OPS},
+        layout=tfspeedlab.Sweep("elements", reference="eager", fits_cost_model=True),
         cases=cases,
         budget_s=0.15 if quick else 1.0,
     )

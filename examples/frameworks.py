@@ -258,12 +258,13 @@ def workload(quick=False):
     return tfspeedlab.Workload(
         name="frameworks",
         title="TensorFlow, PyTorch, JAX and NumPy on the same workloads",
-        params={"grid": {"rows": "mode", "columns": "workload", "per": "call"}, "baseline_mode": "TensorFlow eager",
-                "versions": versions(),
+        params={"versions": versions(),
                 "ops_per_call": 3 * STEPS, "matmul_size": matmul_size, "batch": BATCH,
                 "layers": f"Dense {FEATURES}→{HIDDEN}→1", "optimizer": f"SGD({LEARNING_RATE})"},
         cases=cases,
         budget_s=0.2 if quick else 1.5,
+        layout=tfspeedlab.Grid(rows="mode", columns="workload", per="call", baseline_row="TensorFlow eager",
+                               per_op=tfspeedlab.PerOp(column=WORKLOADS[0], ops=3 * STEPS, step_column=WORKLOADS[2])),
     )
 
 

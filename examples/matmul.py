@@ -38,7 +38,8 @@ def workload(quick=False):
     return tfspeedlab.Workload(
         name="matmul",
         title="Matrix multiply by size (Test 2)",
-        params={"sweep": "size", "dtype": "float32"},
+        params={"dtype": "float32"},
+        layout=tfspeedlab.Sweep("size", reference="eager"),
         cases=cases,
         budget_s=0.2 if quick else 1.0,
     )

@@ -44,7 +44,8 @@ def workload(quick=False):
     return tfspeedlab.Workload(
         name="op_chain",
         title="Chain of N small ops",
-        params={"sweep": "n_ops", "shape": [10, 10]},
+        params={"shape": [10, 10]},
+        layout=tfspeedlab.Sweep("n_ops", reference="eager", fits_cost_model=True),
         cases=cases,
         budget_s=0.15 if quick else 1.0,
     )

@@ -18,7 +18,7 @@ import tensorflow as tf
 
 import tfspeedlab
 from tfspeedlab import profiling
-from tfspeedlab.memory import PeakMemory
+from tfspeedlab.measure.memory import PeakMemory
 
 MODES = ("eager", "graph", "xla")
 

@@ -195,13 +195,12 @@ def workload(quick=False):
     return tfspeedlab.Workload(
         name="tf1_vs_tf2",
         title="TF1-style graph vs TF2 modes, per train_on_batch step",
-        params={"grid": {"rows": "mode", "columns": "model"},
-                "baseline_mode": "TF1-style graph",
-                "optimizer": "Adam(1e-4)", "loss": "binary_crossentropy",
+        params={"optimizer": "Adam(1e-4)", "loss": "binary_crossentropy",
                 "steps_per_execution": STEPS_PER_EXECUTION,
                 "fit_batches": FIT_BATCHES},
         cases=cases,
         budget_s=0.4 if quick else 2.0,
+        layout=tfspeedlab.Grid(rows="mode", columns="model", baseline_row="TF1-style graph"),
     )
 
 

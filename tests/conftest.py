@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tfspeedlab.measurement import Measurement
-from tfspeedlab.results import CaseResult, ResultsFile
+from tfspeedlab.measure.measurement import Measurement
+from tfspeedlab.results.schema import CaseResult, ResultsFile
 
 REPO = Path(__file__).resolve().parent.parent
 # Keep TensorFlow's start-up chatter out of test logs.

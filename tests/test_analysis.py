@@ -3,9 +3,11 @@ import math
 import pytest
 
 from conftest import synthetic_results
-from tfspeedlab import analysis, figures
-from tfspeedlab.measurement import Measurement
-from tfspeedlab.results import CaseResult, ResultsFile
+from tfspeedlab.analysis import sweeps
+from tfspeedlab.spec.layout import Sweep
+from tfspeedlab.site import figures
+from tfspeedlab.measure.measurement import Measurement
+from tfspeedlab.results.schema import CaseResult, ResultsFile
 
 
 def sweep_results(times: dict[str, dict[int, float]], name="op_chain", parameter="n_ops") -> ResultsFile:
@@ -15,7 +17,8 @@ def sweep_results(times: dict[str, dict[int, float]], name="op_chain", parameter
         for mode, series in times.items() for x, t in series.items()
     )
     base = synthetic_results()
-    return ResultsFile(name, "Sweep", "cpu", True, {"sweep": parameter}, base.environment, cases)
+    return ResultsFile(name, "Sweep", "cpu", True, {}, base.environment, cases,
+                       layout=Sweep(parameter, reference="eager"))
 
 
 def line(intercept, slope, xs=(1, 3, 10, 30, 100)):
@@ -23,7 +26,7 @@ def line(intercept, slope, xs=(1, 3, 10, 30, 100)):
 
 
 def test_fit_line_recovers_an_exact_line():
-    fit = analysis.fit_line([1, 2, 4, 8], [3.0, 5.0, 9.0, 17.0])
+    fit = sweeps.fit_line([1, 2, 4, 8], [3.0, 5.0, 9.0, 17.0])
     assert fit.intercept_s == pytest.approx(1.0)
     assert fit.slope_s == pytest.approx(2.0)
     assert fit.worst_relative_error == pytest.approx(0.0, abs=1e-12)
@@ -31,11 +34,11 @@ def test_fit_line_recovers_an_exact_line():
 
 def test_break_even_is_where_the_fitted_lines_cross():
     results = sweep_results({"eager": line(0.0, 20e-6), "graph": line(200e-6, 1e-6), "xla": line(150e-6, 0.0)})
-    costs = analysis.op_costs(results)
+    costs = sweeps.op_costs(results)
     assert costs.graph_call_s == pytest.approx(200e-6)
     assert costs.eager_per_op_s == pytest.approx(20e-6)
     assert costs.break_even_ops == pytest.approx(200 / 19)
-    assert analysis.first_x_where_faster(results, "graph", "eager") == 30
+    assert sweeps.first_x_where_faster(results, "graph", "eager") == 30
     assert figures.derived(results, "break_even_ops") == "11"
     assert figures.derived(results, "graph_call_cost") == "200 µs"
 
@@ -45,15 +48,15 @@ def test_gain_fades_where_the_graph_stops_helping():
         {"eager": {8: 10.0, 64: 2.0, 512: 1.05, 2048: 1.02}, "graph": {8: 5.0, 64: 1.0, 512: 1.0, 2048: 1.0}},
         name="matmul", parameter="size",
     )
-    assert analysis.gain_fades_at(results) == 512
-    assert analysis.difference_fades_at(results) == 512
+    assert sweeps.gain_fades_at(results) == 512
+    assert sweeps.difference_fades_at(results) == 512
     assert figures.derived(results, "best_graph_gain") == "2.00× (at size 8)"
 
 
 def test_gain_never_reached_reports_the_first_point():
     results = sweep_results({"eager": {8: 1.0, 64: 2.0}, "graph": {8: 5.0, 64: 2.1}}, name="matmul", parameter="size")
-    assert analysis.gain_fades_at(results) == 8
-    assert analysis.first_x_where_faster(results, "graph", "eager") is None
+    assert sweeps.gain_fades_at(results) == 8
+    assert sweeps.first_x_where_faster(results, "graph", "eager") is None
     assert figures.derived(results, "graph_faster_from") == "nowhere in the sweep"
 
 
@@ -61,10 +64,10 @@ def test_tracing_payback():
     base = synthetic_results()  # eager ten times slower than graph
     graph, eager = base.case("graph").measurement, base.case("eager").measurement
     saving = eager.median_s - graph.median_s
-    assert analysis.tracing_payback_calls(base) == pytest.approx((graph.first_call_s - graph.median_s) / saving)
+    assert sweeps.tracing_payback_calls(base) == pytest.approx((graph.first_call_s - graph.median_s) / saving)
     swapped = ResultsFile(base.example, base.title, "cpu", True, {}, base.environment,
                           (CaseResult("eager", {}, graph), CaseResult("graph", {}, base.case("eager").measurement)))
-    assert math.isinf(analysis.tracing_payback_calls(swapped))
+    assert math.isinf(sweeps.tracing_payback_calls(swapped))
 
 
 def test_unknown_derived_figure_is_an_error():

@@ -10,8 +10,8 @@ import pytest
 
 from conftest import site_results
 from test_site import build
-from tfspeedlab import model as cost_model
-from tfspeedlab.results import load_runner
+from tfspeedlab.analysis import cost_model
+from tfspeedlab.results.store import load_runner
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",

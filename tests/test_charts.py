@@ -1,8 +1,15 @@
-from conftest import synthetic_results
-from tfspeedlab import charts
-from tfspeedlab.measurement import Measurement
-from tfspeedlab.results import CaseResult
+import html
+import re
 from dataclasses import replace
+
+import pytest
+
+from conftest import synthetic_results
+from tfspeedlab.measure.measurement import Measurement
+from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS
+from tfspeedlab.results.schema import CaseResult
+from tfspeedlab.site import charts
+from tfspeedlab.spec.layout import Grid, OpLayers, Sweep
 
 
 def test_chart_has_caption_units_and_both_themes():
@@ -22,3 +29,124 @@ def test_log_scale_only_when_the_spread_needs_it():
     slow = CaseResult("very slow", {}, Measurement((1.0, 1.0, 1.0), 1, 1.0, "test"))
     wide = replace(narrow, cases=narrow.cases + (slow,))
     assert "log scale" in charts.time_per_call_svg(wide, "light")
+
+
+# ------------------------------------------------------------ one chart per layout
+
+
+def texts(svg: str) -> list[str]:
+    """Every text drawn in the chart (the charts keep text as text: svg.fonttype none)."""
+    return [html.unescape(re.sub(r"<[^>]+>", "", found)).strip()
+            for found in re.findall(r"<text\b[^>]*>(.*?)</text>", svg, re.DOTALL)]
+
+
+def measured(seconds: float) -> Measurement:
+    return Measurement((seconds * 0.98, seconds, seconds * 1.03), 10, seconds * 50, "test")
+
+
+def with_cases(layout, cases, **changes):
+    return replace(synthetic_results(), cases=tuple(cases), baseline=None, layout=layout, **changes)
+
+
+def sweep_results():
+    cases = [CaseResult(f"{mode} {n}", {"mode": mode, "n_ops": n}, measured(base + per_op * n))
+             for mode, base, per_op in (("eager", 1e-6, 2e-6), ("graph", 4e-5, 1e-7)) for n in (1, 10, 100)]
+    return with_cases(Sweep("n_ops"), cases)
+
+
+def grid_results():
+    cases = [CaseResult(f"{mode} · {model}", {"mode": mode, "model": model}, measured(seconds))
+             for model, scale in (("tiny MLP", 1e-4), ("ResNet block", 1e-2), ("LSTM", 1e-3))
+             for mode, seconds in (("eager", 3 * scale), ("graph", scale))]
+    return with_cases(Grid(rows="mode", columns="model", baseline_row="eager"), cases, title="Training step grid")
+
+
+OP_LAYERS = OpLayers(tops=("tf.add", "x + y"), wrapper="gen_math_ops.add_v2", fast_path="TFE_Py_FastPathExecute",
+                     kernel="graph chain", empty_call="empty tf.function")
+
+
+def op_layers_results():
+    per_op = {"tf.add": 6e-6, "x + y": 6.5e-6, "gen_math_ops.add_v2": 4e-6, "TFE_Py_FastPathExecute": 2e-6,
+              "graph chain": 1.2e-6, "empty tf.function": 2e-5}
+    cases = []
+    for elements, growth in ((1, 1.0), (1000, 1.5)):
+        for entry, seconds in per_op.items():
+            params = {"entry": entry, "elements": elements}
+            if entry == "graph chain":
+                params["chain"] = 100
+            cases.append(CaseResult(f"{entry} @ {elements}", params, measured(seconds * growth)))
+    return with_cases(OP_LAYERS, cases, title="One add, layer by layer")
+
+
+def host_layers_results():
+    shares = {"eager": (0.5, 0.3, 0.0, 0.2), "graph": (0.2, 0.1, 0.3, 0.4)}
+    cases = [CaseResult(mode, {"mode": mode}, measured(seconds),
+                        {**{f"{layer}_fraction": share for layer, share in zip(HOST_LAYERS, shares[mode])},
+                         "profiled_call_s": seconds * 1.2})
+             for mode, seconds in (("eager", 2e-3), ("graph", 5e-4))]
+    return with_cases(synthetic_results().layout, cases, title="Where the time goes")
+
+
+BAR_AXIS = "median; whiskers: interquartile range"
+HOST_AXIS = "split by profiled share"
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_default_layout_draws_bars_of_every_case(theme):
+    results = synthetic_results()
+    found = texts(charts.chart_svg(results, theme))
+    assert any(BAR_AXIS in t for t in found)
+    assert {"eager", "graph", "Demo workload"} <= set(found)
+    assert not any(HOST_AXIS in t or "(log scale)" in t for t in found)
+
+
+def test_sweep_layout_draws_one_line_per_series_along_the_parameter():
+    found = texts(charts.chart_svg(sweep_results(), "light"))
+    assert "n ops (log scale)" in found
+    assert {"eager", "graph"} <= set(found)  # the legend
+    assert not any(BAR_AXIS in t for t in found)
+    # Ticks at the swept values.
+    assert {"1", "10", "100"} <= set(found)
+
+
+def test_grid_layout_draws_one_panel_per_column():
+    found = texts(charts.chart_svg(grid_results(), "light"))
+    titles = [t for t in found if " — time per step" in t]
+    assert [t.split(" — ")[0] for t in titles] == ["tiny MLP", "ResNet block", "LSTM"]
+    assert "Training step grid" in found
+    assert found.count("eager") == 3 and found.count("graph") == 3  # each panel's bars
+    assert not any(BAR_AXIS in t for t in found)
+
+
+def test_op_layers_layout_draws_a_panel_per_size_stacked_by_layer():
+    found = texts(charts.chart_svg(op_layers_results(), "light"))
+    titles = [t for t in found if " — time per add" in t]
+    assert [t.split(" — ")[0] for t in titles] == ["scalar", "1,000 elements"]
+    # Every entry point in each panel, the kernel named by its chain.
+    for entry in ("tf.add", "x + y", "gen_math_ops.add_v2", "TFE_Py_FastPathExecute", "kernel (graph chain)"):
+        assert found.count(entry) == 2, entry
+    # A legend of the stack's layers, once.
+    for layer in ("kernel", "C++ eager runtime", "generated wrapper", "API layer"):
+        assert found.count(layer) == 1, layer
+    assert "One add, layer by layer" in found
+    # The kernel bar is the chain's time per add less the empty call spread over the chain of 100.
+    scalar = found[:found.index(titles[0])]
+    assert "1.00 µs" in scalar and "1.20 µs" not in scalar
+
+
+def test_profiled_results_draw_host_layers_stacked():
+    found = texts(charts.chart_svg(host_layers_results(), "light"))
+    assert any(HOST_AXIS in t for t in found)
+    for layer in HOST_LAYERS:
+        assert HOST_LAYER_LABELS[layer] in found
+    assert {"eager", "graph", "Where the time goes"} <= set(found)
+    assert not any(BAR_AXIS in t for t in found)
+
+
+def test_host_layers_need_every_layer_of_every_case():
+    partial = host_layers_results()
+    first = partial.cases[0]
+    metrics = {k: v for k, v in first.metrics.items() if k != "executor_fraction"}
+    partial = replace(partial, cases=(replace(first, metrics=metrics),) + partial.cases[1:])
+    found = texts(charts.chart_svg(partial, "light"))
+    assert any(BAR_AXIS in t for t in found) and not any(HOST_AXIS in t for t in found)

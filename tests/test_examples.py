@@ -5,8 +5,9 @@ import sys
 import pytest
 
 from conftest import REPO
-from tfspeedlab import catalog, profiling
-from tfspeedlab.results import load_results
+from tfspeedlab import profiling
+from tfspeedlab.run import catalog
+from tfspeedlab.results.store import load_results
 
 EXAMPLES = sorted(catalog.discover())
 # Examples that need an optional extra, and whether it is installed here.
@@ -28,7 +29,6 @@ def test_quick_run_writes_a_valid_results_file(quick_results, name):
     assert results.environment["tensorflow"]
     for case in results.cases:
         assert case.measurement.blocks >= 5
-        assert case.measurement.first_call_s > 0
 
 
 def test_small_ops_measures_every_mode(quick_results):
@@ -37,6 +37,11 @@ def test_small_ops_measures_every_mode(quick_results):
     assert results.params["ops_per_call"] == 150
     assert results.case("graph").measurement.tracing_count == 1
     assert results.baseline == "eager"
+    # Tracing (and for XLA compiling) is paid by the first call only, and costs far more than a call:
+    # a first call timed like any other, or a trace leaking into the timed blocks, would fail this.
+    for mode in ("graph", "xla"):
+        m = results.case(mode).measurement
+        assert m.first_call_s > 5 * m.median_s, (mode, m.first_call_s, m.median_s)
 
 
 def test_small_ops_modes_compute_the_same_thing():
@@ -81,7 +86,7 @@ def test_tracing_pitfalls_retrace_and_their_fixes_do_not(quick_results):
 def test_time_breakdown_splits_each_call_into_layers(quick_results):
     results = load_results(quick_results / "cpu" / "time_breakdown.json")
     for case in results.cases:
-        shares = {layer: case.metrics[f"{layer}_fraction"] for layer in profiling.LAYERS}
+        shares = {layer: case.metrics[f"{layer}_fraction"] for layer in profiling.HOST_LAYERS}
         assert all(0 <= share < 1 for share in shares.values()), case.label
         assert shares["python"] > 0 and shares["dispatch"] > 0 and shares["kernels"] > 0, case.label
         assert sum(shares.values()) == pytest.approx(1.0)
@@ -96,7 +101,7 @@ def test_layer_shares_are_what_the_kept_trace_says(quick_results, example):
     for case in load_results(quick_results / "cpu" / f"{example}.json").cases:
         trace = quick_results / "cpu" / "traces" / example / f"{case.label}.xplane.pb"
         calls = int(case.metrics["profiled_calls"])
-        again = profiling.breakdown(profiling.trace_events(trace), case.metrics["profiled_call_s"], calls)
+        again = profiling.trace.breakdown(profiling.trace.trace_events(trace), case.metrics["profiled_call_s"], calls)
         for layer, share in again.fractions().items():
             assert share == pytest.approx(case.metrics[f"{layer}_fraction"], abs=1e-9), (case.label, layer)
 
@@ -106,7 +111,7 @@ def test_step_profile_records_layers_and_peak_memory_per_mode(quick_results):
     assert [case.label for case in results.cases] == ["eager", "graph", "xla"]
     for case in results.cases:
         m = case.metrics
-        assert sum(m[f"{layer}_fraction"] for layer in profiling.LAYERS) == pytest.approx(1.0)
+        assert sum(m[f"{layer}_fraction"] for layer in profiling.HOST_LAYERS) == pytest.approx(1.0)
         assert m["kernels_fraction"] > 0 and m["python_fraction"] > 0, case.label
         assert 0 <= m["peak_rss_growth_bytes"] < m["peak_rss_bytes"], case.label
         assert "gpu_peak_bytes" not in m  # a CPU run has no device allocator to read
@@ -115,15 +120,15 @@ def test_step_profile_records_layers_and_peak_memory_per_mode(quick_results):
 
 
 def test_op_layers_times_every_entry_point_at_every_size(quick_results):
-    from tfspeedlab import layer_costs
+    from tfspeedlab.analysis import op_layers
 
     results = load_results(quick_results / "cpu" / "op_layers.json")
-    sizes = layer_costs.sizes(results)
+    sizes = op_layers.sizes(results)
     assert sizes == results.params["sizes"] and results.params["grappler_arithmetic_optimization"] is False
     for size in sizes:
-        entries = layer_costs.entries(results, size)
-        assert [e.entry for e in entries][:3] == list(layer_costs.TOPS)
-        assert layer_costs.kernel_s(results, size) > 0
+        entries = op_layers.entries(results, size)
+        assert [e.entry for e in entries][:3] == list(op_layers.stack(results).tops)
+        assert op_layers.kernel_s(results, size) > 0
         # Each entry's layers add up to its own median.
         for entry in entries:
             assert sum(entry.layers_s.values()) == pytest.approx(entry.total_s, rel=1e-9), entry.entry
@@ -146,15 +151,19 @@ def kernels(arithmetic):
     x, y = tf.constant(1.0), tf.constant(2.0)
     keep = pathlib.Path(tempfile.mkdtemp()) / "trace.xplane.pb"
     profiling.profile(chain, (x, y), calls=2, keep_trace_as=keep)
-    names = collections.Counter(e.name for e in profiling.trace_events(keep))
+    names = collections.Counter(e.name for e in profiling.trace.trace_events(keep))
     return names["AddN"], names["AddV2"]
 
-print(kernels(True), kernels(False))
+print(*kernels(True), *kernels(False))
 """
     completed = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True,
                                timeout=300)
     assert completed.returncode == 0, completed.stderr[-3000:]
-    assert completed.stdout.split("\n")[-2] == "(2, 0) (0, 40)"
+    folded_addn, folded_addv2, kept_addn, kept_addv2 = map(int, completed.stdout.split("\n")[-2].split())
+    # Optimizer on: the 20 adds collapse into AddN; fewer AddV2 kernels run than one call's chain holds.
+    assert folded_addn >= 1 and folded_addv2 < 20
+    # Optimizer off: the adds run one by one (20 per profiled call), and nothing is folded.
+    assert kept_addn == 0 and kept_addv2 >= 20
 
 
 @NEEDS_COMPARE
@@ -202,9 +211,10 @@ def test_fair_timing_records_how_each_case_completed(quick_results):
 
 
 def test_notebooks_match_their_example_scripts():
-    from tfspeedlab.notebooks import stale_notebooks
-
-    assert stale_notebooks() == [], "run `python -m tfspeedlab.notebooks` and commit notebooks/"
+    spec = importlib.util.spec_from_file_location("notebooks", REPO / "scripts" / "notebooks.py")
+    notebooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(notebooks)
+    assert notebooks.stale_notebooks() == [], "run `python scripts/notebooks.py` and commit notebooks/"
 
 
 def test_tf1_vs_tf2_every_mode_trains_in_its_own_process(quick_results):

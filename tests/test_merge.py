@@ -8,15 +8,9 @@ import pytest
 
 from conftest import synthetic_results
 from tfspeedlab import cli
-from tfspeedlab.merge import MergeError, merge_results
-from tfspeedlab.results import (
-    ResultsFile,
-    load_results,
-    to_dict,
-    write_failure,
-    write_json_atomic,
-    write_results,
-)
+from tfspeedlab.results.merge import MergeError, merge_results
+from tfspeedlab.results.schema import ResultsFile, to_dict
+from tfspeedlab.results.store import load_results, write_failure, write_json_atomic, write_results
 
 GPU = [{"name": "Test GPU", "device_type": "GPU"}]
 

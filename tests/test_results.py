@@ -3,9 +3,8 @@ import json
 import pytest
 
 from conftest import synthetic_results
-from tfspeedlab.results import (
-    ResultsFileError, load_results, load_runner, to_dict, write_json_atomic, write_results,
-)
+from tfspeedlab.results.schema import ResultsFileError, to_dict
+from tfspeedlab.results.store import load_results, load_runner, write_json_atomic, write_results
 
 
 def written(tmp_path, mutate=None):

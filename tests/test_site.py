@@ -1,11 +1,15 @@
+import json
 import subprocess
 import sys
 
 import pytest
 
 from conftest import REPO, site_results
-from tfspeedlab.results import load_results
-from tfspeedlab.units import format_ratio, format_time
+from tfspeedlab.analysis import op_layers
+from tfspeedlab.results.schema import SCHEMA_VERSION
+from tfspeedlab.results.store import load_results
+from tfspeedlab.site import figures
+from tfspeedlab.units import format_ratio, format_signed_time, format_time
 
 
 def build(results_dir, site_dir):
@@ -59,15 +63,13 @@ def test_malformed_results_file_stops_the_build_naming_it(quick_results, tmp_pat
     results = site_results(quick_results, tmp_path / "results")
     broken = results / "gpu" / "small_ops.json"
     broken.parent.mkdir(exist_ok=True)
-    broken.write_text('{"schema": "tfspeedlab.results", "schema_version": 1}')
+    broken.write_text(json.dumps({"schema": "tfspeedlab.results", "schema_version": SCHEMA_VERSION}))
     completed = build(results, tmp_path / "site")
     assert completed.returncode != 0
     assert str(broken) in completed.stderr and "'runner'" in completed.stderr
 
 
 def test_derived_figures_reach_their_pages(built_site, quick_results):
-    from tfspeedlab import figures
-
     op_chain = load_results(quick_results / "cpu" / "op_chain.json")
     page = (built_site / "op-count" / "index.html").read_text()
     for name in ("break_even_ops", "graph_call_cost", "eager_per_op", "graph_per_op"):
@@ -112,13 +114,11 @@ def test_gpu_results_fill_the_gpu_tabs_and_ci_fallback_is_stated(quick_results, 
 
 
 def test_op_layers_page_shows_each_layer_from_the_results(built_site, quick_results):
-    from tfspeedlab import layer_costs, tables
-
     results = load_results(quick_results / "cpu" / "op_layers.json")
     page = (built_site / "op-layers" / "index.html").read_text()
-    costs = layer_costs.layer_costs(results, 1)
+    costs = op_layers.layer_costs(results, 1)
     for layer in ("kernel", "C++ eager runtime", "generated wrapper", "tf.add"):
-        assert tables.signed_time(costs[layer]).replace("−", "&minus;") in page.replace("−", "&minus;"), layer
+        assert format_signed_time(costs[layer]).replace("−", "&minus;") in page.replace("−", "&minus;"), layer
     assert "op_layers-light.svg#only-light" in page
     assert "cwise_op_add_1.cc" in page and "/blob/v" in page
 

@@ -1,14 +1,21 @@
 """tfspeedlab: fair timing of TensorFlow code, and the results behind the guide."""
 
-from tfspeedlab.artifacts import artifact_path
-from tfspeedlab.measurement import IQR_WARN_THRESHOLD, Measurement
-from tfspeedlab.timer import RetracingError, bench
+from tfspeedlab.measure.measurement import IQR_WARN_THRESHOLD, Measurement
+from tfspeedlab.measure.timer import RetracingError, bench
+from tfspeedlab.results.artifacts import artifact_path
+from tfspeedlab.run.standalone import main
+from tfspeedlab.spec.layout import Cases, Grid, OpLayers, PerOp, Sweep
+from tfspeedlab.spec.workload import Case, Prepared, SkipExample, Workload
 from tfspeedlab.units import format_time, select_unit
-from tfspeedlab.workload import Case, Prepared, SkipExample, Workload, main
 
 __all__ = [
     "IQR_WARN_THRESHOLD",
     "Case",
+    "Cases",
+    "Grid",
+    "OpLayers",
+    "PerOp",
+    "Sweep",
     "Measurement",
     "Prepared",
     "RetracingError",

@@ -9,9 +9,10 @@ import sys
 import time
 from pathlib import Path
 
-from tfspeedlab import catalog
-from tfspeedlab.runner import RUNNER_CHOICES
-from tfspeedlab.worker import EXIT_NO_GPU, EXIT_SKIPPED
+from tfspeedlab.results.merge import MergeError, merge_results
+from tfspeedlab.run import catalog, machine
+from tfspeedlab.run.machine import RUNNER_CHOICES
+from tfspeedlab.run.worker import EXIT_NO_GPU, EXIT_SKIPPED
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -67,15 +68,11 @@ def _list(options: argparse.Namespace) -> int:
 
 
 def _env(options: argparse.Namespace) -> int:
-    from tfspeedlab import environment
-
-    print(json.dumps(environment.capture(), indent=2))
+    print(json.dumps(machine.capture(), indent=2))
     return 0
 
 
 def _merge(options: argparse.Namespace) -> int:
-    from tfspeedlab.merge import MergeError, merge_results
-
     try:
         report = merge_results(options.sources, options.into)
     except MergeError as error:
@@ -123,7 +120,7 @@ def _run(options: argparse.Namespace) -> int:
 
 
 def _run_worker(script: catalog.ExampleScript, options: argparse.Namespace) -> int:
-    command = [sys.executable, "-m", "tfspeedlab.worker", str(script.path),
+    command = [sys.executable, "-m", "tfspeedlab.run.worker", str(script.path),
                "--runner", options.runner, "--out", str(options.out)]
     if options.quick:
         command.append("--quick")

@@ -1,4 +1,4 @@
-"""One place that picks the unit for every human-facing time (as torch's ``select_unit``)."""
+"""One place that picks the unit for every human-facing time (as torch's ``select_unit``), ratio and size."""
 
 from __future__ import annotations
 
@@ -39,3 +39,16 @@ def format_significant(value: float, digits: int = 3) -> str:
 def format_ratio(ratio: float) -> str:
     """A speed-up or slow-down factor: ``12.3×``, ``1.05×``, ``0.31×``."""
     return f"{format_significant(ratio, 3)}×"
+
+
+def format_signed_time(seconds: float) -> str:
+    """A time difference that may come out negative: ``−120 ns``."""
+    return ("−" + format_time(-seconds)) if seconds < 0 else format_time(seconds)
+
+
+def format_bytes(count: float) -> str:
+    """Binary units, three significant figures: ``763 MiB``."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(count) >= size:
+            return f"{format_significant(count / size, 3)} {unit}"
+    return f"{int(count)} B"

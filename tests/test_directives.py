@@ -1,0 +1,147 @@
+"""Page directives rendered from hand-made results: their figures, their tables, and their errors."""
+
+import re
+from dataclasses import replace
+
+import markdown as python_markdown
+import pytest
+
+from conftest import synthetic_results
+from tfspeedlab.measure.measurement import Measurement
+from tfspeedlab.results.schema import CaseResult
+from tfspeedlab.site import directives
+from tfspeedlab.site.directives import DirectiveError
+from tfspeedlab.spec.layout import Sweep
+from tfspeedlab.units import format_time
+
+
+def context(tmp_path, *files, gpu=()):
+    return directives.Context(results={"cpu": {f.example: f for f in files}, "gpu": {f.example: f for f in gpu}},
+                              results_root=tmp_path, repo_url=None, page_uri="x.md")
+
+
+def tabs(rendered: str) -> dict[str, str]:
+    """Each content tab's body, by its title."""
+    parts = re.split(r'^=== "([^"]+)"$', rendered, flags=re.MULTILINE)
+    return {title: body for title, body in zip(parts[1::2], parts[2::2])}
+
+
+def sweep_results():
+    """Two modes along an op count: eager grows with it, graph stays flat."""
+    cases = tuple(
+        CaseResult(f"{mode} {n}", {"mode": mode, "n_ops": n},
+                   Measurement(tuple(t * f for f in (1.0, 1.02, 0.98)), 10, 1e-2, "test"))
+        for mode, times in (("eager", {1: 2e-5, 100: 1e-3}), ("graph", {1: 5e-5, 100: 6e-5}))
+        for n, t in times.items()
+    )
+    return replace(synthetic_results(example="chain"), cases=cases, baseline=None,
+                   layout=Sweep("n_ops", reference="eager"))
+
+
+def test_median_is_the_case_median_formatted(tmp_path):
+    results = synthetic_results()
+    found = directives.render("median", ["demo", "eager"], context(tmp_path, results))
+    assert found == format_time(results.case("eager").measurement.median_s)
+    assert found != directives.render("median", ["demo", "graph"], context(tmp_path, results))
+    assert found == "10.5 ms"  # 10 × the middle of (1.0, 1.05, 1.1) ms
+
+
+def test_an_unknown_option_names_the_valid_ones(tmp_path):
+    ctx = context(tmp_path, synthetic_results())
+    with pytest.raises(DirectiveError, match=r"unknown option\(s\) runer; valid options: none"):
+        directives.render("results", ["demo", "runer=gpu"], ctx)
+    with pytest.raises(DirectiveError, match=r"unknown option\(s\) runer; valid options: runner"):
+        directives.render("median", ["demo", "eager", "runer=gpu"], ctx)
+
+
+@pytest.mark.parametrize("args", [["demo"], ["demo", "eager", "graph"], []])
+def test_a_wrong_argument_count_names_the_usage(tmp_path, args):
+    with pytest.raises(DirectiveError, match=re.escape("takes {{ median EXAMPLE CASE [runner=…] }}; got")):
+        directives.render("median", args, context(tmp_path, synthetic_results()))
+
+
+def test_results_takes_exactly_one_example(tmp_path):
+    with pytest.raises(DirectiveError, match=re.escape("takes {{ results EXAMPLE }}; got 2 argument(s)")):
+        directives.render("results", ["demo", "other"], context(tmp_path, synthetic_results()))
+
+
+def test_an_unknown_directive_names_the_known_ones(tmp_path):
+    with pytest.raises(DirectiveError, match=r"unknown directive 'medain'; known: .*\bmedian\b"):
+        directives.render("medain", ["demo", "eager"], context(tmp_path, synthetic_results()))
+
+
+def test_a_runner_without_results_says_which_file_is_missing(tmp_path):
+    with pytest.raises(DirectiveError, match=r"no results file .*gpu.demo\.json; run `tfspeedlab run demo --runner gpu`"):
+        directives.render("median", ["demo", "eager", "runner=gpu"], context(tmp_path, synthetic_results()))
+    with pytest.raises(DirectiveError, match=r"runner must be one of \('cpu', 'gpu'\), got 'tpu'"):
+        directives.render("median", ["demo", "eager", "runner=tpu"], context(tmp_path, synthetic_results()))
+
+
+def test_an_unknown_case_is_an_error_naming_the_cases(tmp_path):
+    with pytest.raises(KeyError, match=r"no case 'xla'.*\['eager', 'graph'\]"):
+        directives.render("median", ["demo", "xla"], context(tmp_path, synthetic_results()))
+
+
+def test_results_block_has_a_cpu_tab_with_figures_and_a_gpu_tab_saying_not_measured(tmp_path):
+    rendered = directives.render("results", ["demo"], context(tmp_path, synthetic_results()))
+    by_tab = tabs(rendered)
+    assert list(by_tab) == ["CPU", "GPU"]
+    assert "Not yet measured on GPU" in by_tab["GPU"] and "10.5 ms" not in by_tab["GPU"]
+    assert "Not yet measured" not in by_tab["CPU"] and "10.5 ms" in by_tab["CPU"]
+    # Tab bodies are indented, as Material's content tabs need.
+    assert all(line.startswith("    ") for line in by_tab["CPU"].splitlines() if line.strip())
+    assert "assets/results/cpu/demo-light.svg#only-light" in by_tab["CPU"]
+
+
+def test_both_tabs_show_figures_when_both_runners_measured(tmp_path):
+    gpu = synthetic_results(runner="gpu", samples=(2e-4, 2e-4, 2e-4))
+    by_tab = tabs(directives.render("results", ["demo"], context(tmp_path, synthetic_results(), gpu=[gpu])))
+    assert "Not yet measured" not in by_tab["GPU"]
+    assert "| graph | 200 µs |" in by_tab["GPU"] and "10.5 ms" not in by_tab["GPU"]
+    assert "results/gpu/demo.json" in by_tab["GPU"] and "results/cpu/demo.json" in by_tab["CPU"]
+
+
+def test_quick_note_only_for_a_quick_run(tmp_path):
+    quick = synthetic_results()
+    assert quick.quick
+    assert "Quick run" in tabs(directives.render("results", ["demo"], context(tmp_path, quick)))["CPU"]
+    full = replace(quick, quick=False)
+    assert "Quick run" not in directives.render("results", ["demo"], context(tmp_path, full))
+
+
+def table_header(rendered: str) -> list[str]:
+    """The header cells of the first pipe table in the Markdown."""
+    line = next(line.strip() for line in rendered.splitlines() if line.strip().startswith("|"))
+    return [cell.strip() for cell in line.strip("|").split(" | ")]
+
+
+def test_default_layout_renders_the_per_case_table(tmp_path):
+    rendered = tabs(directives.render("results", ["demo"], context(tmp_path, synthetic_results())))["CPU"]
+    assert table_header(rendered) == ["Case", "Median per call", "Spread (IQR)", "First call", "Speed-up",
+                                      "Calls × blocks"]
+
+
+def test_sweep_layout_renders_the_sweep_table(tmp_path):
+    rendered = tabs(directives.render("results", ["chain"], context(tmp_path, sweep_results())))["CPU"]
+    assert table_header(rendered) == ["n ops", "eager", "graph", "graph vs eager"]
+    assert "Median per call" not in rendered
+    rows = [line.strip() for line in rendered.splitlines() if re.match(r"\s*\| \d", line)]
+    assert [row.split(" | ")[0] for row in rows] == ["| 1", "| 100"]
+    # At 100 ops graph is 1 ms / 60 µs = 16.7× faster than eager; at 1 op it is slower.
+    assert rows[1].endswith("16.7× |") and rows[0].endswith("0.400× |")
+
+
+def test_labels_and_titles_are_escaped_in_the_rendered_markdown(tmp_path):
+    base = synthetic_results()
+    cases = (replace(base.cases[0], label="a|b"), replace(base.cases[1], label="<b>bold</b>"))
+    hostile = replace(base, cases=cases, baseline="a|b", title="Demo] (javascript:x) <img src=x>")
+    rendered = directives.render("results", ["demo"], context(tmp_path, hostile))
+    assert "a\\|b" in rendered and "<b>" not in rendered and "&lt;b&gt;bold&lt;/b&gt;" in rendered
+    assert "<img" not in rendered
+    html = python_markdown.markdown(tabs(rendered)["CPU"].replace("\n    ", "\n"), extensions=["tables"])
+    assert "<b>" not in html
+    # The only images are the two charts, the title being their alt text.
+    assert re.findall(r'<img alt="([^"]*)"', html) == ["Demo] (javascript:x) &lt;img src=x&gt;, time per call on cpu"] * 2
+    rows = re.findall(r"<tr>(.*?)</tr>", html, re.DOTALL)
+    assert len(rows) == 3 and all(row.count("<td") in (0, 6) for row in rows)
+    assert "<td>a|b</td>" in html and "<td>&lt;b&gt;bold&lt;/b&gt;</td>" in html

@@ -1,0 +1,172 @@
+"""``bench``: fair wall-clock timing of one callable.
+
+The procedure follows the best harnesses (``torch.utils.benchmark``'s
+``blocked_autorange``, ``timeit.autorange``, pyperf):
+
+1. time the first call on its own: for a ``tf.function`` that is tracing and
+   graph building, for XLA also compilation, and it is paid once per signature;
+2. a few untimed warm-up calls;
+3. calibrate: grow the calls per block until one block lasts ``budget_s /
+   TARGET_BLOCKS``, so the cost of reading the clock is negligible;
+4. time blocks until the budget is spent (at least ``MIN_BLOCKS``), garbage
+   collection off, completion forced before each clock read;
+5. refuse the result if a watched ``tf.function`` traced again meanwhile.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import math
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from tfspeedlab.measure import completion
+from tfspeedlab.measure.measurement import Measurement
+
+# Blocks the budget is split into: enough for a median and quartiles that mean
+# something, few enough that each block is long against clock overhead.
+TARGET_BLOCKS = 10
+MIN_BLOCKS = 5
+# Above this many blocks the statistics stop improving; stop early rather than
+# spin on a very fast function.
+MAX_BLOCKS = 200
+# A block shorter than this would be dominated by perf_counter's own cost
+# (tens of nanoseconds) and scheduler jitter.
+MIN_BLOCK_S = 1e-3
+
+
+class RetracingError(RuntimeError):
+    """A watched ``tf.function`` traced again while it was being timed."""
+
+
+def bench(
+    fn: Callable[..., Any],
+    *args: Any,
+    budget_s: float = 1.0,
+    number: int | None = None,
+    repeat: int | None = None,
+    warmup: int = 1,
+    sync_every_call: bool = False,
+    force_completion: bool = True,
+    watch: Iterable[Any] = (),
+) -> Measurement:
+    """Time ``fn(*args)`` and return its per-call :class:`Measurement`.
+
+    Args:
+        budget_s: wall-clock time to spend on timed blocks (calibration excluded).
+        number: calls per block; calibrated automatically when omitted.
+        repeat: blocks to time; as many as fit in ``budget_s`` when omitted.
+        warmup: untimed calls after the first (timed) call.
+        sync_every_call: force completion after every call instead of once per
+            block: latency per call rather than throughput of back-to-back calls.
+        force_completion: read results back and sync devices before each clock
+            read. Turning it off is wrong for real measurements; it exists to
+            demonstrate how much a timing without it under-reports.
+        watch: ``tf.function`` objects that must not retrace while timed, in
+            addition to ``fn`` itself (for a plain function that calls them).
+    """
+    if budget_s <= 0:
+        raise ValueError("budget_s must be positive")
+    for name, value in (("number", number), ("repeat", repeat)):
+        if value is not None and value < 1:
+            raise ValueError(f"{name} must be at least 1, got {value}")
+
+    guarded = [f for f in (fn, *watch) if hasattr(f, "experimental_get_tracing_count")]
+    sync = completion.device_sync() if force_completion else None
+    finish = functools.partial(_finish, sync=sync) if force_completion else _ignore
+
+    start = time.perf_counter()
+    output = fn(*args)
+    tensor_count = completion.materialize(output)
+    if sync:
+        sync()
+    first_call_s = time.perf_counter() - start
+
+    for _ in range(warmup):
+        finish(fn(*args))
+    traces_before = [f.experimental_get_tracing_count() for f in guarded]
+
+    def block(calls: int) -> float:
+        return _time_block(fn, args, calls, finish, sync_every_call)
+
+    if number is None:
+        number = _calibrate(block, max(budget_s / TARGET_BLOCKS, MIN_BLOCK_S))
+
+    samples = []
+    timed_start = time.perf_counter()
+    while True:
+        samples.append(block(number) / number)
+        if repeat is not None:
+            if len(samples) == repeat:
+                break
+        elif len(samples) >= MAX_BLOCKS or (
+            len(samples) >= MIN_BLOCKS and time.perf_counter() - timed_start >= budget_s
+        ):
+            break
+
+    _check_no_retracing(guarded, traces_before)
+    return Measurement(
+        samples_s=tuple(samples),
+        calls_per_block=number,
+        first_call_s=first_call_s,
+        completion=completion.describe(tensor_count, sync is not None) if force_completion
+        else "none: results were not forced to complete (a demonstration of the wrong way)",
+        tracing_count=guarded[0].experimental_get_tracing_count() if guarded and guarded[0] is fn else None,
+    )
+
+
+def _finish(output: Any, sync: Callable[[], None] | None) -> None:
+    completion.materialize(output)
+    if sync:
+        sync()
+
+
+def _ignore(output: Any) -> None:
+    pass
+
+
+def _time_block(fn, args, calls, finish, sync_every_call) -> float:
+    # Collection pauses land on whichever call happens to allocate; keep them
+    # out of the timed region, as timeit does.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        for _ in range(calls):
+            output = fn(*args)
+            if sync_every_call:
+                finish(output)
+        finish(output)
+        return time.perf_counter() - start
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _calibrate(block: Callable[[int], float], target_s: float) -> int:
+    """Smallest calls-per-block count whose block lasts at least ``target_s``."""
+    calls = 1
+    while True:
+        elapsed = block(calls)
+        if elapsed >= target_s:
+            return calls
+        # Jump straight to the estimate, with 5% headroom so the next block
+        # clears the target; it always grows because elapsed < target. The cap
+        # keeps one freak fast block from scheduling a huge one.
+        estimate = math.ceil(calls * target_s / max(elapsed, 1e-9) * 1.05)
+        calls = min(estimate, calls * 1000)
+
+
+def _check_no_retracing(guarded: list[Any], traces_before: list[int]) -> None:
+    for function, before in zip(guarded, traces_before):
+        after = function.experimental_get_tracing_count()
+        if after != before:
+            name = getattr(function, "__name__", repr(function))
+            raise RetracingError(
+                f"tf.function {name!r} traced {after - before} more time(s) while being timed, "
+                "so the timing would include tracing, not just execution. Its calls receive new "
+                "Python values or new shapes/dtypes: pass tensors instead of Python numbers, or "
+                "fix the signature (input_signature=..., or reduce_retracing=True)."
+            )

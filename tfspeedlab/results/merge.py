@@ -1,0 +1,183 @@
+"""Merge results from several runs or runners into one ``results/`` tree.
+
+``merge_results`` is for bringing results measured elsewhere (a CI artifact, a
+colleague's GPU box) into the committed tree. It checks every file first and
+writes nothing unless all of them are fit to publish; for each runner/example
+it keeps the newest run; it never deletes anything already in the target.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from tfspeedlab.results import artifacts
+from tfspeedlab.results.schema import (
+    FAILURE_SUFFIX,
+    RUNNERS,
+    ResultsFile,
+    ResultsFileError,
+    to_dict,
+)
+from tfspeedlab.results.store import load_results, results_path, write_json_atomic
+
+# CI uploads results/<runner>/ as an artifact named results-<runner>, and
+# `gh run download` puts it in a folder of that name: accept both spellings.
+ARTIFACT_PREFIX = "results-"
+
+
+class MergeError(ValueError):
+    """Nothing was merged; ``problems`` lists every reason, one per file or source."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("nothing was written:\n" + "\n".join(f"  {problem}" for problem in problems))
+
+
+@dataclass
+class MergeReport:
+    written: list[Path] = field(default_factory=list)
+    """Files written into the target, each from the newest source holding it."""
+    unchanged: list[Path] = field(default_factory=list)
+    """Target files left alone because they were already as new as any source."""
+    superseded: list[Path] = field(default_factory=list)
+    """Source files passed over because another source holds a run at least as new."""
+    ignored: list[Path] = field(default_factory=list)
+    """Failure records in the sources: they describe a run, not results, so are not merged."""
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    results: ResultsFile
+    path: Path
+    time: datetime
+
+
+def merge_results(sources: list[Path], into: Path) -> MergeReport:
+    into = Path(into)
+    if into.exists() and not into.is_dir():
+        raise MergeError([f"{into}: the target must be a folder"])
+    problems: list[str] = []
+    report = MergeReport()
+    newest: dict[tuple[str, str], _Candidate] = {}
+    for path, runner in _collect(sources, problems, report):
+        try:
+            candidate = _check(path, runner)
+        except ResultsFileError as error:
+            problems.append(str(error))
+            continue
+        key = (runner, candidate.results.example)
+        held = newest.get(key)
+        # Strictly newer wins, so on a tie the source named first stays.
+        if held is None or candidate.time > held.time:
+            if held is not None:
+                report.superseded.append(held.path)
+            newest[key] = candidate
+        else:
+            report.superseded.append(candidate.path)
+
+    to_write: list[tuple[Path, _Candidate]] = []
+    for (runner, example), candidate in sorted(newest.items()):
+        target = results_path(into, runner, example)
+        if target.exists():
+            try:
+                existing = _check(target, runner)
+            except ResultsFileError as error:
+                # Replacing a file we cannot read would destroy it unseen.
+                problems.append(f"{error} (already in the target; fix or remove it first)")
+                continue
+            if candidate.time <= existing.time:
+                report.unchanged.append(target)
+                continue
+        to_write.append((target, candidate))
+    if problems:
+        raise MergeError(problems)
+
+    for target, candidate in to_write:
+        # Re-serialised from what was validated: for a file `tfspeedlab run`
+        # wrote this gives the same text back, and no unchecked field slips in.
+        write_json_atomic(target, to_dict(candidate.results))
+        # Its profiler traces travel with it; an older run's never stay behind.
+        runner, example = target.parent.name, candidate.results.example
+        staging = artifacts.copy_for_publishing(candidate.path.parent / artifacts.FOLDER / example, into)
+        artifacts.publish(staging, into, runner, example)
+        report.written.append(target)
+    return report
+
+
+def _collect(sources: list[Path], problems: list[str], report: MergeReport) -> list[tuple[Path, str]]:
+    """Every results file named by ``sources``, with the runner its folder says it belongs to."""
+    found: list[tuple[Path, str]] = []
+    for source in map(Path, sources):
+        if not source.exists():
+            problems.append(f"{source}: no such file or folder")
+            continue
+        if source.is_file():
+            runner = _runner_of_folder(source.parent)
+            if runner is None:
+                problems.append(
+                    f"{source}: cannot tell which runner it is from: its folder must be named "
+                    f"{_folder_names()}"
+                )
+            elif source.name.endswith(FAILURE_SUFFIX):
+                report.ignored.append(source)
+            else:
+                found.append((source, runner))
+            continue
+        # A runner's own folder, or a tree of them (results/, a folder of downloaded artifacts).
+        folders = [source] if _runner_of_folder(source) else [
+            folder for folder in sorted(source.iterdir()) if folder.is_dir() and _runner_of_folder(folder)
+        ]
+        files = [(path, _runner_of_folder(folder)) for folder in folders for path in sorted(folder.glob("*.json"))]
+        if not files:
+            problems.append(
+                f"{source}: no results files found; expected <runner>/<example>.json in it, "
+                f"with <runner> one of {_folder_names()}"
+            )
+        for path, runner in files:
+            if path.name.endswith(FAILURE_SUFFIX):
+                report.ignored.append(path)
+            else:
+                found.append((path, runner))
+    return found
+
+
+def _check(path: Path, folder_runner: str) -> _Candidate:
+    """Load one file and refuse it unless it fits the folder and runner it claims."""
+    results = load_results(path)
+    if results.runner != folder_runner:
+        raise ResultsFileError(
+            path, "runner", f"is {results.runner!r}, but the file sits in the {folder_runner!r} folder"
+        )
+    # A file is found again by its name, so the name must be the example's.
+    if results.example != path.stem:
+        raise ResultsFileError(path, "example", f"is {results.example!r}, but the file is named {path.name}")
+    gpus = results.environment["gpus"]
+    if results.runner == "gpu" and not gpus:
+        raise ResultsFileError(
+            path, "environment.gpus", "is empty: a gpu results file must come from a run that saw a GPU"
+        )
+    if results.runner == "cpu" and gpus:
+        raise ResultsFileError(
+            path, "environment.gpus", "lists a GPU: a cpu results file must come from a run with the GPUs hidden"
+        )
+    return _Candidate(results, path, _utc(path, results.environment["utc_time"]))
+
+
+def _utc(path: Path, text: str) -> datetime:
+    # Compared as times, not strings, so that offsets other than +00:00 order correctly.
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ResultsFileError(path, "environment.utc_time", f"is {text!r}, not an ISO 8601 time") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _runner_of_folder(folder: Path) -> str | None:
+    name = folder.name.removeprefix(ARTIFACT_PREFIX)
+    return name if name in RUNNERS else None
+
+
+def _folder_names() -> str:
+    return ", ".join(f"{runner} or {ARTIFACT_PREFIX}{runner}" for runner in RUNNERS)

@@ -1,0 +1,230 @@
+"""The results file format: what ``results/<runner>/<example>.json`` holds, and its validation."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tfspeedlab.measure.measurement import Measurement
+from tfspeedlab.spec.layout import Cases, Layout, LayoutError, from_record, to_record
+
+SCHEMA = "tfspeedlab.results"
+# 2: the page layout is a typed record ("layout"), no longer keys among the params.
+SCHEMA_VERSION = 2
+FAILURE_SCHEMA = "tfspeedlab.failure"
+FAILURE_SUFFIX = ".failed.json"
+RUNNERS = ("cpu", "gpu")
+# Fields every environment record must carry; more may be present.
+ENVIRONMENT_FIELDS: dict[str, tuple[type, ...]] = {
+    "python": (str,),
+    "tensorflow": (str,),
+    "keras": (str, type(None)),
+    "numpy": (str,),
+    "os": (str,),
+    "cpu_model": (str,),
+    "logical_cores": (int,),
+    "intra_op_threads": (int,),
+    "inter_op_threads": (int,),
+    "gpus": (list,),
+    "cuda_build": (str, type(None)),
+    "cudnn_build": (str, type(None)),
+    "git_commit": (str, type(None)),
+    "utc_time": (str,),
+}
+
+
+class ResultsFileError(ValueError):
+    """A results file that cannot be used; names the file and the offending field."""
+
+    def __init__(self, path: Path | str, field_name: str, problem: str) -> None:
+        self.path = Path(path)
+        self.field = field_name
+        super().__init__(f"{path}: field '{field_name}' {problem}")
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    label: str
+    params: Mapping[str, Any]
+    measurement: Measurement
+    # Measured quantities other than time: tracing counts, loss change, memory.
+    metrics: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ResultsFile:
+    example: str
+    title: str
+    runner: str
+    quick: bool
+    params: Mapping[str, Any]
+    environment: Mapping[str, Any]
+    cases: tuple[CaseResult, ...]
+    baseline: str | None = None
+    layout: Layout = field(default_factory=Cases)
+    source: Path | None = field(default=None, compare=False)
+
+    def case(self, label: str) -> CaseResult:
+        for case in self.cases:
+            if case.label == label:
+                return case
+        where = f" in {self.source}" if self.source else ""
+        raise KeyError(f"no case {label!r}{where}; cases are {[c.label for c in self.cases]}")
+
+    def speedup(self, slower: str, faster: str) -> float:
+        """How many times faster ``faster`` is than ``slower`` (ratio of medians)."""
+        return self.case(slower).measurement.median_s / self.case(faster).measurement.median_s
+
+
+
+def to_dict(results: ResultsFile) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "example": results.example,
+        "title": results.title,
+        "runner": results.runner,
+        "quick": results.quick,
+        "baseline": results.baseline,
+        "layout": to_record(results.layout),
+        "params": dict(results.params),
+        "environment": dict(results.environment),
+        "cases": [_case_to_dict(case) for case in results.cases],
+    }
+
+
+def _case_to_dict(case: CaseResult) -> dict[str, Any]:
+    m = case.measurement
+    return {
+        "label": case.label,
+        "params": dict(case.params),
+        "metrics": dict(case.metrics),
+        # Statistics are stored for people reading the file; loading recomputes
+        # them from the samples and refuses a file where they disagree.
+        "median_s": m.median_s,
+        "iqr_s": m.iqr_s,
+        "min_s": m.min_s,
+        "mean_s": m.mean_s,
+        "noisy": m.noisy,
+        "blocks": m.blocks,
+        "calls_per_block": m.calls_per_block,
+        "first_call_s": m.first_call_s,
+        "tracing_count": m.tracing_count,
+        "completion": m.completion,
+        "samples_s": list(m.samples_s),
+    }
+
+
+
+def from_dict(data: Any, path: Path | str) -> ResultsFile:
+    reader = _FieldReader(path)
+    if not isinstance(data, dict):
+        raise ResultsFileError(path, "<top level>", "must be a JSON object")
+    if data.get("schema") != SCHEMA:
+        raise ResultsFileError(path, "schema", f"must be {SCHEMA!r}, found {data.get('schema')!r}")
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise ResultsFileError(
+            path, "schema_version",
+            f"is {version!r}, but this tfspeedlab reads version {SCHEMA_VERSION}; "
+            "re-run the example with `tfspeedlab run` to rewrite it",
+        )
+    runner = reader.get(data, "runner", str)
+    if runner not in RUNNERS:
+        raise ResultsFileError(path, "runner", f"must be one of {RUNNERS}, found {runner!r}")
+    environment = reader.get(data, "environment", dict)
+    for name, types in ENVIRONMENT_FIELDS.items():
+        reader.get(environment, name, types, prefix="environment.")
+    raw_cases = reader.get(data, "cases", list)
+    if not raw_cases:
+        raise ResultsFileError(path, "cases", "is empty")
+    cases = tuple(_case_from_dict(reader, raw, f"cases[{i}].") for i, raw in enumerate(raw_cases))
+    baseline = reader.get(data, "baseline", (str, type(None)))
+    labels = [case.label for case in cases]
+    if baseline is not None and baseline not in labels:
+        raise ResultsFileError(path, "baseline", f"names {baseline!r}, which is not a case label {labels}")
+    try:
+        layout = from_record(reader.get(data, "layout", dict))
+    except LayoutError as error:
+        raise ResultsFileError(path, "layout", str(error)) from None
+    return ResultsFile(
+        example=reader.get(data, "example", str),
+        title=reader.get(data, "title", str),
+        runner=runner,
+        quick=reader.get(data, "quick", bool),
+        params=reader.get(data, "params", dict),
+        environment=environment,
+        cases=cases,
+        baseline=baseline,
+        layout=layout,
+        source=Path(path),
+    )
+
+
+def _case_from_dict(reader: _FieldReader, raw: Any, prefix: str) -> CaseResult:
+    if not isinstance(raw, dict):
+        raise ResultsFileError(reader.path, prefix.rstrip("."), "must be a JSON object")
+    samples = reader.get(raw, "samples_s", list, prefix)
+    if not samples or not all(_is_positive_number(s) for s in samples):
+        raise ResultsFileError(reader.path, prefix + "samples_s", "must be a non-empty list of positive numbers")
+    calls = reader.get(raw, "calls_per_block", int, prefix)
+    if calls < 1:
+        raise ResultsFileError(reader.path, prefix + "calls_per_block", f"must be at least 1, found {calls}")
+    first_call = reader.get(raw, "first_call_s", (int, float), prefix)
+    if not _is_positive_number(first_call):
+        raise ResultsFileError(reader.path, prefix + "first_call_s", "must be a positive number")
+    measurement = Measurement(
+        samples_s=tuple(float(s) for s in samples),
+        calls_per_block=calls,
+        first_call_s=float(first_call),
+        completion=reader.get(raw, "completion", str, prefix),
+        tracing_count=reader.get(raw, "tracing_count", (int, type(None)), prefix),
+    )
+    for stat in ("median_s", "iqr_s", "min_s", "mean_s"):
+        stored = reader.get(raw, stat, (int, float), prefix)
+        if not math.isclose(stored, getattr(measurement, stat), rel_tol=1e-9, abs_tol=1e-15):
+            raise ResultsFileError(
+                reader.path, prefix + stat,
+                f"is {stored!r} but its samples give {getattr(measurement, stat)!r}; "
+                "statistics are derived from samples and must not be edited by hand",
+            )
+    metrics = reader.get(raw, "metrics", dict, prefix)
+    for name, value in metrics.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ResultsFileError(reader.path, f"{prefix}metrics.{name}", "must be a finite number")
+    return CaseResult(
+        label=reader.get(raw, "label", str, prefix),
+        params=reader.get(raw, "params", dict, prefix),
+        measurement=measurement,
+        metrics=metrics,
+    )
+
+
+def _is_positive_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+
+
+@dataclass(frozen=True)
+class _FieldReader:
+    path: Path | str
+
+    def get(self, mapping: Mapping[str, Any], name: str, types, prefix: str = "") -> Any:
+        types = types if isinstance(types, tuple) else (types,)
+        if name not in mapping:
+            raise ResultsFileError(self.path, prefix + name, "is missing")
+        value = mapping[name]
+        # bool is an int in Python; a count or a time given as true/false is an error.
+        if isinstance(value, bool) and bool not in types:
+            raise ResultsFileError(self.path, prefix + name, f"must be {_names(types)}, found a boolean")
+        if not isinstance(value, types):
+            raise ResultsFileError(
+                self.path, prefix + name, f"must be {_names(types)}, found {type(value).__name__}"
+            )
+        return value
+
+
+def _names(types: tuple[type, ...]) -> str:
+    return " or ".join("null" if t is type(None) else t.__name__ for t in types)

@@ -1,0 +1,89 @@
+"""Child process that runs one example: ``python -m tfspeedlab.run.worker PATH ...``.
+
+Each example runs in a fresh process so that thread pools (fixed at first use),
+XLA caches, memory and even a crash of one example cannot touch another.
+Exit codes: 0 written, 1 the example failed (recorded), 3 no GPU for a GPU run,
+4 skipped (an optional dependency is missing; nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from pathlib import Path
+
+from tfspeedlab.results import artifacts
+from tfspeedlab.results.schema import to_dict
+from tfspeedlab.results.store import write_failure, write_json_atomic, write_results
+from tfspeedlab.run import catalog, machine
+from tfspeedlab.run.cases import run_workload
+from tfspeedlab.run.isolation import measure
+from tfspeedlab.run.machine import (
+    RUNNER_CHOICES,
+    NoGPUError,
+    hide_gpus_for,
+    resolve_runner,
+)
+from tfspeedlab.spec.workload import SkipExample
+
+EXIT_FAILED = 1
+EXIT_NO_GPU = 3
+EXIT_SKIPPED = 4
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tfspeedlab.run.worker")
+    parser.add_argument("path", type=Path)
+    parser.add_argument("--runner", choices=RUNNER_CHOICES, default="auto")
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--process", help="run only this process group's cases (set by the harness)")
+    parser.add_argument("--partial", type=Path, help="with --process: write those cases here")
+    parser.add_argument("--round", type=int, default=1, help="with --process: which round (set by the harness)")
+    options = parser.parse_args(argv)
+    if (options.process is None) == (options.out is None) or (options.process is None) != (options.partial is None):
+        parser.error("give --out, or --process with --partial")
+
+    script = catalog.ExampleScript(options.path.stem, options.path)
+    # TensorFlow's INFO lines drown the progress display; warnings still show.
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+    hide_gpus_for(options.runner)
+    try:
+        runner = resolve_runner(options.runner)
+    except NoGPUError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_NO_GPU
+    if options.process:
+        workload = script.load().workload(quick=options.quick)
+        partial = run_workload(workload, runner, options.quick, only_process=options.process,
+                               round_number=options.round)
+        write_json_atomic(options.partial, to_dict(partial))
+        return 0
+    staging = artifacts.start_staging(options.out)
+    try:
+        workload = script.load().workload(quick=options.quick)
+        if workload.name != script.name:
+            raise ValueError(f"{script.path} builds a workload named {workload.name!r}; it must be {script.name!r}")
+        results = measure(script.path, workload, runner, options.quick)
+        path = write_results(results, options.out)
+        artifacts.publish(staging, options.out, runner, script.name)
+    except SkipExample as reason:
+        print(f"  {script.name} skipped: {reason}", file=sys.stderr)
+        return EXIT_SKIPPED
+    except Exception as error:  # any failure of the example is recorded, not raised
+        details = traceback.format_exc()
+        print(details, file=sys.stderr)
+        record = write_failure(options.out, runner, script.name, f"{type(error).__name__}: {error}",
+                               details, machine.utc_now())
+        print(f"  {script.name} failed: {type(error).__name__}: {error} (recorded in {record})", file=sys.stderr)
+        return EXIT_FAILED
+    finally:
+        artifacts.discard(staging)  # unless published: a skip, a failure or Ctrl-C keeps the old files
+    print(f"  {script.name} → {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

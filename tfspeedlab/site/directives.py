@@ -1,0 +1,417 @@
+"""The page directives, each turning results into Markdown.
+
+``{{ results NAME }}``
+    CPU / GPU content tabs with the table and chart of ``results/<runner>/NAME.json``
+    (laid out as the results file's ``layout`` says), or a plain note where that
+    runner has no file yet.
+``{{ median NAME CASE }}``, ``{{ first_call NAME CASE }}``
+    One case's median time per call, or its first-call time.
+``{{ speedup NAME SLOWER FASTER }}``
+    Ratio of two cases' medians, e.g. ``10.1×``.
+``{{ ratio NAME A B }}``
+    Median of A over median of B: below 1× means A is faster.
+``{{ verdict NAME A B }}``
+    "at least as fast as" when A's median is at most B's, else "slower than".
+``{{ training_check NAME }}``
+    Loss before and after timing and the largest weight change, per case.
+``{{ derived NAME FIGURE }}``
+    A figure computed from the file (see ``tfspeedlab.site.figures.DERIVED``).
+``{{ metric NAME CASE METRIC }}``
+    A measured non-time quantity of one case (a tracing count, a loss).
+``{{ sample_range NAME CASE }}``
+    Slowest over fastest sample of one case: how far single timings scatter.
+``{{ layers NAME }}``
+    Per-mode table of the profiled host time split into Python, op dispatch, executor and kernels.
+``{{ layer_time NAME CASE LAYER }}``, ``{{ layer_share NAME CASE LAYER }}``
+    One host layer's time per call (median × profiled share), or its share.
+``{{ layer_cost NAME LAYER [ELEMENTS] }}``, ``{{ entry_time NAME ENTRY [ELEMENTS] }}``
+    Op-layer figures (``tfspeedlab.analysis.op_layers``): one layer's cost per op, or
+    one entry point's median per op (``kernel``: the kernel alone), at a size.
+``{{ memory NAME }}``, ``{{ memory_figure NAME CASE METRIC }}``
+    Peak host (and GPU) memory per mode, or one such figure.
+``{{ per_op NAME MODE }}``, ``{{ dispatch_table NAME }}``
+    Per-op dispatch cost: a mode's small-op loop time over its op count (frameworks).
+``{{ param NAME PARAMETER }}``, ``{{ tf_version NAME }}``
+    A workload parameter recorded in the results file; the TensorFlow version measured.
+``{{ tf_source PATH }}``
+    A link to PATH in TensorFlow's sources at the version the results were measured with.
+``{{ traces NAME }}``
+    Download links for the profiler traces kept with the results, and how to open them.
+``{{ xla_summary }}``
+    XLA against plain graph mode for every workload that measured both.
+``{{ environment }}``
+    The environment of each runner's results.
+``{{ simulator }}``, ``{{ model_parameters }}``, ``{{ model_validation }}``
+    The speed simulator, its fitted parameters, and its predictions against
+    every measured workload.
+
+Inline figures read the ``cpu`` runner unless given ``runner=gpu``; arguments
+with spaces are quoted: ``{{ metric tracing "python scalars" traces }}``. A
+directive's arguments and options are its handler's parameters: a missing
+argument, an extra one or an unknown option fails the build, naming the valid ones.
+"""
+
+from __future__ import annotations
+
+import inspect
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tfspeedlab.analysis import cost_model, dispatch, op_layers
+from tfspeedlab.analysis.summary import any_noisy
+from tfspeedlab.analysis.xla import xla_pairs
+from tfspeedlab.results import artifacts
+from tfspeedlab.results.schema import RUNNERS, ResultsFile
+from tfspeedlab.results.store import load_failure
+from tfspeedlab.site import charts, figures, markdown, tables, templating
+from tfspeedlab.site.runners import RUNNER_TITLES, not_measured, runner_tabs
+from tfspeedlab.site.simulator import PARAMS_URI, simulator_html
+from tfspeedlab.spec.layout import Grid, OpLayers, Sweep
+from tfspeedlab.units import format_bytes, format_ratio, format_signed_time, format_time
+
+CHART_DIR = "assets/results"
+TRACE_URI = "assets/traces/{runner}/{example}/{name}"
+
+
+def chart_uri(runner: str, example: str, theme: str) -> str:
+    return f"{CHART_DIR}/{runner}/{example}-{theme}.svg"
+
+
+class DirectiveError(ValueError):
+    """A directive that cannot be rendered as written."""
+
+
+@dataclass(frozen=True)
+class Context:
+    results: dict[str, dict[str, ResultsFile]]
+    results_root: Path
+    repo_url: str | None
+    page_uri: str
+    # The page's URL path ("simulator/"): raw HTML is not rewritten by MkDocs,
+    # so its links must be relative to where the page is served.
+    page_url: str = ""
+    # Each runner's fitted cost model, fitted once per build by the plugin.
+    models: dict[str, cost_model.CostModel] = field(default_factory=dict)
+
+    def lookup(self, example: str, runner: str) -> ResultsFile:
+        if runner not in RUNNERS:
+            raise DirectiveError(f"runner must be one of {RUNNERS}, got {runner!r}")
+        try:
+            return self.results[runner][example]
+        except KeyError:
+            raise DirectiveError(
+                f"no results file {self.results_root / runner / (example + '.json')}; "
+                f"run `tfspeedlab run {example} --runner {runner}`"
+            ) from None
+
+    def relative(self, uri: str) -> str:
+        """A Markdown link target: relative to the page's source file."""
+        return posixpath.relpath(uri, posixpath.dirname(self.page_uri))
+
+    def relative_url(self, uri: str) -> str:
+        """A raw-HTML link target: relative to the page's served URL."""
+        base = self.page_url if self.page_url.endswith("/") or not self.page_url else posixpath.dirname(self.page_url)
+        return posixpath.relpath(uri, base.rstrip("/") or ".")
+
+    def example_tabs(self, example: str, render: Callable[[ResultsFile], str]) -> str:
+        """Runner tabs showing ``render(results)`` of one example, or the not-measured note."""
+        def body(runner: str) -> str:
+            results = self.results[runner].get(example)
+            return not_measured(runner, markdown.code(example)) if results is None else render(results) + "\n"
+
+        return runner_tabs(body)
+
+    def model_tabs(self, render: Callable[[cost_model.CostModel, dict[str, ResultsFile]], str]) -> str:
+        """Runner tabs showing ``render(model, results)`` for each runner's fitted cost model."""
+        def body(runner: str) -> str:
+            if runner not in self.models:
+                return not_measured(runner, "the op-count and tensor-size sweeps")
+            return render(self.models[runner], self.results[runner]) + "\n"
+
+        return runner_tabs(body)
+
+
+def render(name: str, args: list[str], context: Context) -> str:
+    """One directive's Markdown; ``DirectiveError`` names what is wrong and what is valid."""
+    handler = DIRECTIVES.get(name)
+    if handler is None:
+        raise DirectiveError(f"unknown directive {name!r}; known: {', '.join(sorted(DIRECTIVES))}")
+    positional = [arg for arg in args if "=" not in arg]
+    options = dict(arg.split("=", 1) for arg in args if "=" in arg)
+    signature = inspect.signature(handler)
+    valid = [p.name for p in signature.parameters.values() if p.kind is p.KEYWORD_ONLY]
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise DirectiveError(f"unknown option(s) {', '.join(unknown)}; valid options: {', '.join(valid) or 'none'}")
+    try:
+        signature.bind(context, *positional, **options)
+    except TypeError:
+        raise DirectiveError(f"takes {usage(name)}; got {len(positional)} argument(s)") from None
+    return handler(context, *positional, **options)
+
+
+def usage(name: str) -> str:
+    """``{{ median NAME CASE [runner=…] }}``, from the handler's parameters."""
+    parts = [name]
+    for parameter in list(inspect.signature(DIRECTIVES[name]).parameters.values())[1:]:
+        if parameter.kind is parameter.KEYWORD_ONLY:
+            parts.append(f"[{parameter.name}=…]")
+        elif parameter.default is parameter.empty:
+            parts.append(parameter.name.upper())
+        else:
+            parts.append(f"[{parameter.name.upper()}]")
+    return "{{ " + " ".join(parts) + " }}"
+
+
+# ------------------------------------------------------------ measured blocks
+
+
+def _results(context: Context, example: str) -> str:
+    return runner_tabs(lambda runner: _runner_block(context, runner, example))
+
+
+def _runner_block(context: Context, runner: str, example: str) -> str:
+    results = context.results[runner].get(example)
+    if results is None:
+        return not_measured(runner, markdown.code(example))
+    parts = [note] if (note := _source_note(context, runner)) else []
+    failure = load_failure(context.results_root / runner, example)
+    if failure and failure.get("utc_time", "") > results.environment["utc_time"]:
+        parts.append(templating.render("latest_run_failed.md.j2", runner=runner,
+                                       error=failure.get("error", "unknown error"), utc_time=failure.get("utc_time")))
+    if results.quick:
+        parts.append(templating.render("quick_run.md.j2"))
+    parts.append(_table_for(results))
+    if any_noisy(results):
+        parts.append(templating.render("noisy_note.md.j2"))
+    for theme in charts.THEMES:
+        target = context.relative(chart_uri(runner, example, theme))
+        parts.append(f"![{markdown.text(results.title)}, time per call on {runner}]({target}#only-{theme})")
+    parts.append(_provenance(context, results, runner, example))
+    return "\n\n".join(parts) + "\n"
+
+
+def _table_for(results: ResultsFile) -> str:
+    """The table the results file's layout calls for."""
+    if isinstance(results.layout, Sweep):
+        return tables.sweep_table(results)
+    if isinstance(results.layout, OpLayers):
+        return tables.op_layers_table(results)
+    if isinstance(results.layout, Grid):
+        return tables.grid_table(results)
+    return tables.cases_table(results)
+
+
+def _source_note(context: Context, runner: str) -> str | None:
+    """What the CI site build used for this runner (scripts/collect-results.sh writes SOURCE)."""
+    marker = context.results_root / runner / "SOURCE"
+    if not marker.exists():
+        return None
+    source = marker.read_text().strip()
+    if source == "committed":
+        return templating.render("not_remeasured.md.j2", title=RUNNER_TITLES[runner])
+    if source == "ci":
+        return None
+    raise DirectiveError(f"{marker} says {source!r}; expected 'ci' or 'committed'")
+
+
+def _provenance(context: Context, results: ResultsFile, runner: str, example: str) -> str:
+    env = results.environment
+    path = f"results/{runner}/{example}.json"
+    link = f"[{path}]({context.repo_url.rstrip('/')}/blob/main/{path})" if context.repo_url else markdown.code(path)
+    commit = env.get("git_commit")
+    return templating.render("provenance.md.j2", measured=env["utc_time"][:16].replace("T", " "),
+                             commit=commit[:10] if commit else None, link=link)
+
+
+def trace_files(results_root: Path, runner: str, example: str) -> list[Path]:
+    """Profiler traces the harness kept beside an example's results."""
+    return sorted((results_root / runner / artifacts.FOLDER / example).glob("*.xplane.pb"))
+
+
+def _traces(context: Context, example: str) -> str:
+    def body(runner: str) -> str:
+        if example not in context.results[runner]:
+            return not_measured(runner, markdown.code(example))
+        files = trace_files(context.results_root, runner, example)
+        if not files:
+            return templating.render("no_traces.md.j2", example=example, title=RUNNER_TITLES[runner])
+        traces = [{"name": path.name, "megabytes": f"{path.stat().st_size / 1e6:.1f}",
+                   "url": context.relative(TRACE_URI.format(runner=runner, example=example, name=path.name))}
+                  for path in files]
+        return templating.render("traces.md.j2", title=RUNNER_TITLES[runner], traces=traces,
+                                 first=files[0].name, run=files[0].name.split(".")[0])
+
+    return runner_tabs(body)
+
+
+def _training_check(context: Context, example: str) -> str:
+    return context.example_tabs(example, tables.training_check_table)
+
+
+def _layers(context: Context, example: str) -> str:
+    return context.example_tabs(example, tables.host_layers_table)
+
+
+def _memory(context: Context, example: str) -> str:
+    return context.example_tabs(example, tables.memory_table)
+
+
+def _dispatch_table(context: Context, example: str) -> str:
+    return context.example_tabs(example, tables.dispatch_table)
+
+
+def _xla_summary(context: Context) -> str:
+    def body(runner: str) -> str:
+        with_xla = [r for r in context.results[runner].values() if xla_pairs(r)]
+        if not with_xla:
+            return not_measured(runner, "the XLA workloads")
+        return tables.xla_summary_table(with_xla) + "\n"
+
+    return runner_tabs(body)
+
+
+def _environment(context: Context) -> str:
+    def body(runner: str) -> str:
+        found = context.results[runner]
+        if not found:
+            return not_measured(runner, "any example")
+        return tables.environment_table(list(found.values())) + "\n"
+
+    return runner_tabs(body)
+
+
+def _simulator(context: Context) -> str:
+    return simulator_html(context.relative_url(PARAMS_URI))
+
+
+def _model_parameters(context: Context) -> str:
+    return context.model_tabs(lambda model, results: tables.model_parameters_table(model))
+
+
+def _model_validation(context: Context) -> str:
+    return context.model_tabs(tables.model_validation)
+
+
+# ------------------------------------------------------------ inline figures
+
+
+def _median(context: Context, example: str, case: str, *, runner: str = "cpu") -> str:
+    return format_time(context.lookup(example, runner).case(case).measurement.median_s)
+
+
+def _first_call(context: Context, example: str, case: str, *, runner: str = "cpu") -> str:
+    return format_time(context.lookup(example, runner).case(case).measurement.first_call_s)
+
+
+def _ratio(context: Context, example: str, numerator: str, denominator: str, *, runner: str = "cpu") -> str:
+    """Median of ``numerator`` over median of ``denominator`` (``speedup`` is the same with slower first)."""
+    return format_ratio(context.lookup(example, runner).speedup(numerator, denominator))
+
+
+def _verdict(context: Context, example: str, candidate: str, reference: str, *, runner: str = "cpu") -> str:
+    results = context.lookup(example, runner)
+    return "at least as fast as" if results.speedup(candidate, reference) <= 1.0 else "slower than"
+
+
+def _tf_version(context: Context, example: str, *, runner: str = "cpu") -> str:
+    return context.lookup(example, runner).environment["tensorflow"]
+
+
+def _sample_range(context: Context, example: str, case: str, *, runner: str = "cpu") -> str:
+    samples = context.lookup(example, runner).case(case).measurement.samples_s
+    return format_ratio(max(samples) / min(samples))
+
+
+def _derived(context: Context, example: str, figure: str, *, runner: str = "cpu") -> str:
+    return figures.derived(context.lookup(example, runner), figure)
+
+
+def _metric(context: Context, example: str, case: str, metric: str, *, runner: str = "cpu") -> str:
+    return figures.metric(context.lookup(example, runner), case, metric)
+
+
+def _memory_figure(context: Context, example: str, case: str, metric: str, *, runner: str = "cpu") -> str:
+    """``{{ memory_figure step_profile xla peak_rss_growth_bytes }}``: one memory metric, in MiB/GiB."""
+    return format_bytes(figures.metric_value(context.lookup(example, runner), case, metric))
+
+
+def _layer_time(context: Context, example: str, case: str, layer: str, *, runner: str = "cpu") -> str:
+    return format_time(context.lookup(example, runner).case(case).measurement.median_s
+                       * figures.metric_value(context.lookup(example, runner), case, f"{layer}_fraction"))
+
+
+def _layer_share(context: Context, example: str, case: str, layer: str, *, runner: str = "cpu") -> str:
+    return f"{figures.metric_value(context.lookup(example, runner), case, f'{layer}_fraction'):.0%}"
+
+
+def _layer_cost(context: Context, example: str, layer: str, elements: str = "1", *, runner: str = "cpu") -> str:
+    """``{{ layer_cost op_layers "generated wrapper" 1 }}``: one op layer's cost per op at one size."""
+    costs = op_layers.layer_costs(context.lookup(example, runner), int(elements))
+    if layer not in costs:
+        raise DirectiveError(f"no layer {layer!r}; known: {', '.join(costs)}")
+    return format_signed_time(costs[layer])
+
+
+def _entry_time(context: Context, example: str, entry: str, elements: str = "1", *, runner: str = "cpu") -> str:
+    """``{{ entry_time op_layers tf.add 1 }}``: an entry point's median per op at one size."""
+    results = context.lookup(example, runner)
+    if entry == "kernel":
+        return format_time(op_layers.kernel_s(results, int(elements)))
+    return format_time(op_layers.median(results, entry, int(elements)))
+
+
+def _per_op(context: Context, example: str, mode: str, *, runner: str = "cpu") -> str:
+    """``{{ per_op frameworks "PyTorch eager" }}``: small-op loop time of a mode over its op count."""
+    return format_time(dispatch.per_op_s(context.lookup(example, runner), mode))
+
+
+def _param(context: Context, example: str, parameter: str, *, runner: str = "cpu") -> str:
+    """``{{ param frameworks matmul_size }}``: a workload parameter recorded in the results."""
+    params = context.lookup(example, runner).params
+    if parameter not in params:
+        raise DirectiveError(f"{example} has no parameter {parameter!r}; it has {sorted(params)}")
+    return str(params[parameter])
+
+
+def _tf_source(context: Context, path: str) -> str:
+    """``{{ tf_source tensorflow/core/... }}``: a link into TensorFlow's sources at the measured version."""
+    versions = sorted({r.environment["tensorflow"] for by_example in context.results.values()
+                       for r in by_example.values()})
+    if not versions:
+        raise DirectiveError("no results to take the TensorFlow version from")
+    return f"https://github.com/tensorflow/tensorflow/blob/v{versions[-1]}/{path}"
+
+
+DIRECTIVES: dict[str, Callable[..., str]] = {
+    "results": _results,
+    "median": _median,
+    "first_call": _first_call,
+    "speedup": _ratio,
+    "ratio": _ratio,
+    "verdict": _verdict,
+    "tf_version": _tf_version,
+    "training_check": _training_check,
+    "derived": _derived,
+    "sample_range": _sample_range,
+    "metric": _metric,
+    "xla_summary": _xla_summary,
+    "layers": _layers,
+    "layer_time": _layer_time,
+    "layer_share": _layer_share,
+    "traces": _traces,
+    "tf_source": _tf_source,
+    "param": _param,
+    "per_op": _per_op,
+    "dispatch_table": _dispatch_table,
+    "memory": _memory,
+    "memory_figure": _memory_figure,
+    "layer_cost": _layer_cost,
+    "entry_time": _entry_time,
+    "environment": _environment,
+    "simulator": _simulator,
+    "model_parameters": _model_parameters,
+    "model_validation": _model_validation,
+}

@@ -1,0 +1,89 @@
+"""Named figures derived from one results file, formatted for a sentence on a page.
+
+``{{ derived op_chain break_even_ops }}`` on a page becomes the break-even op
+count computed from ``results/cpu/op_chain.json`` at build time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from tfspeedlab.analysis import sweeps
+from tfspeedlab.results.schema import ResultsFile
+from tfspeedlab.units import format_significant, format_time
+
+
+def _swept_value(results: ResultsFile, value: float | None) -> str:
+    if value is None:
+        return "nowhere in the sweep"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _best_gain(results: ResultsFile, faster: str, slower: str) -> str:
+    x, gain = max(sweeps.gains(results, faster, slower), key=lambda point: point[1])
+    return f"{format_significant(gain + 1, 3)}× (at {sweeps.sweep_parameter(results).replace('_', ' ')} {x})"
+
+
+def _worst_gain(results: ResultsFile, faster: str, slower: str) -> str:
+    x, gain = min(sweeps.gains(results, faster, slower), key=lambda point: point[1])
+    return f"{format_significant(gain + 1, 3)}× (at {sweeps.sweep_parameter(results).replace('_', ' ')} {x})"
+
+
+def _fades(results: ResultsFile) -> str:
+    value = sweeps.gain_fades_at(results)
+    return "beyond the largest size measured" if value is None else _swept_value(results, value)
+
+
+def _payback(results: ResultsFile) -> str:
+    calls = sweeps.tracing_payback_calls(results)
+    return "never (graph mode is not faster per call)" if math.isinf(calls) else f"{math.ceil(calls)}"
+
+
+DERIVED: dict[str, Callable[[ResultsFile], str]] = {
+    # op-count sweep: the two fitted lines and where they cross
+    "graph_call_cost": lambda r: format_time(sweeps.op_costs(r).graph_call_s),
+    "eager_call_cost": lambda r: format_time(max(sweeps.op_costs(r).eager_call_s, 0.0)),
+    "eager_per_op": lambda r: format_time(sweeps.op_costs(r).eager_per_op_s),
+    "graph_per_op": lambda r: format_time(sweeps.op_costs(r).graph_per_op_s),
+    "per_op_ratio": lambda r: format_significant(
+        sweeps.op_costs(r).eager_per_op_s / sweeps.op_costs(r).graph_per_op_s, 2) + "×",
+    "xla_call_cost": lambda r: format_time(sweeps.mode_fit(r, "xla").intercept_s),
+    "xla_per_op": lambda r: format_time(sweeps.mode_fit(r, "xla").slope_s),
+    "break_even_ops": lambda r: format_significant(sweeps.op_costs(r).break_even_ops, 2),
+    "measured_break_even": lambda r: _swept_value(r, sweeps.first_x_where_faster(r, "graph", "eager")),
+    "fit_error": lambda r: f"{max(sweeps.op_costs(r).eager.worst_relative_error, sweeps.op_costs(r).graph.worst_relative_error):.0%}",
+    # size sweep
+    "gain_fades_at": lambda r: _fades(r),
+    "clear_graph_gains": lambda r: ", ".join(map(str, sweeps.clear_gain_points(r))) or "none",
+    "eager_clearly_faster_up_to": lambda r: _swept_value(r, max(sweeps.clear_gain_points(r, "eager", "graph"),
+                                                               default=None)),
+    "graph_faster_from": lambda r: _swept_value(r, sweeps.first_x_where_faster(r, "graph", "eager")),
+    "gap_closes_at": lambda r: _swept_value(r, sweeps.difference_fades_at(r)),
+    "best_graph_gain": lambda r: _best_gain(r, "graph", "eager"),
+    "worst_graph_gain": lambda r: _worst_gain(r, "graph", "eager"),
+    "best_xla_vs_graph": lambda r: _best_gain(r, "xla", "graph"),
+    "worst_xla_vs_graph": lambda r: _worst_gain(r, "xla", "graph"),
+    # tracing
+    "tracing_payback": _payback,
+}
+
+
+def derived(results: ResultsFile, name: str) -> str:
+    try:
+        compute = DERIVED[name]
+    except KeyError:
+        raise KeyError(f"no derived figure {name!r}; known: {', '.join(sorted(DERIVED))}") from None
+    return compute(results)
+
+
+def metric_value(results: ResultsFile, case: str, name: str) -> float:
+    metrics = results.case(case).metrics
+    if name not in metrics:
+        raise KeyError(f"case {case!r} of {results.example} has no metric {name!r}; it has {sorted(metrics)}")
+    return metrics[name]
+
+
+def metric(results: ResultsFile, case: str, name: str) -> str:
+    value = metric_value(results, case, name)
+    return str(int(value)) if float(value).is_integer() else format_significant(value, 3)

@@ -1,0 +1,91 @@
+"""MkDocs plugin: measured tables, charts and figures from ``results/`` at build time.
+
+Pages never hold a measured number; they hold directives (see
+``tfspeedlab.site.directives``) that this plugin replaces while the site is built.
+A directive naming a figure that does not exist fails the build: a page must
+not quietly lose a number it claims.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from pathlib import Path
+
+from mkdocs.config import config_options
+from mkdocs.config.base import Config
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.structure.files import File, Files
+
+from tfspeedlab.results.schema import RUNNERS, ResultsFileError
+from tfspeedlab.results.store import load_runner
+from tfspeedlab.site import charts, directives, simulator
+
+DIRECTIVE = re.compile(r"\{\{\s*(?P<name>[a-z_]+)(?P<args>[^{}]*)\}\}")
+
+
+class ResultsPluginConfig(Config):
+    results_dir = config_options.Type(str, default="results")
+
+
+class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
+    def on_config(self, config):
+        # TFSPEEDLAB_RESULTS points a build at another results tree (tests use it).
+        self.results_root = Path(
+            os.environ.get("TFSPEEDLAB_RESULTS") or Path(config.config_file_path).parent / self.config.results_dir
+        )
+        self.repo_url = config.repo_url
+        return config
+
+    # Before mkdocs-jupyter's on_files, which turns the notebooks added here into pages.
+    @event_priority(100)
+    def on_files(self, files: Files, config) -> Files:
+        # Loaded on every build, so `mkdocs serve` picks up new results.
+        self.results = {}
+        for runner in RUNNERS:
+            directory = self.results_root / runner
+            try:
+                self.results[runner] = load_runner(directory) if directory.is_dir() else {}
+            except ResultsFileError as error:
+                raise PluginError(f"tfspeedlab: cannot build from a malformed results file: {error}") from error
+        for runner, by_example in self.results.items():
+            for example, results in by_example.items():
+                for theme in charts.THEMES:
+                    files.append(File.generated(
+                        config, directives.chart_uri(runner, example, theme),
+                        content=charts.chart_svg(results, theme),
+                    ))
+                # Raw traces, downloadable for XProf/TensorBoard ({{ traces NAME }}).
+                for trace in directives.trace_files(self.results_root, runner, example):
+                    uri = directives.TRACE_URI.format(runner=runner, example=example, name=trace.name)
+                    files.append(File.generated(config, uri, abs_src_path=str(trace)))
+        self.models = simulator.fitted_models(self.results)
+        files.append(File.generated(config, simulator.PARAMS_URI,
+                                    content=simulator.params_json(self.models)))
+        repo_root = Path(config.config_file_path).parent
+        for notebook in sorted((repo_root / "notebooks").glob("*.ipynb")):
+            files.append(File(f"notebooks/{notebook.name}", src_dir=str(repo_root),
+                              dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls))
+        return files
+
+    def on_page_markdown(self, markdown: str, page, config, files) -> str:
+        context = directives.Context(self.results, self.results_root, self.repo_url, page.file.src_uri, page.url,
+                                     self.models)
+
+        def replace(match: re.Match) -> str:
+            try:
+                output = directives.render(match["name"], shlex.split(match["args"]), context)
+                # A directive alone on an indented line (inside an admonition or
+                # a list) keeps every line of its output at that indentation.
+                line_start = markdown.rfind("\n", 0, match.start()) + 1
+                indent = markdown[line_start:match.start()]
+                if indent and not indent.strip():
+                    output = output.replace("\n", "\n" + indent)
+                return output
+            except (KeyError, TypeError, ValueError) as error:
+                message = error.args[0] if isinstance(error, KeyError) and error.args else error
+                raise PluginError(f"{page.file.src_uri}: {match[0]!r}: {message}") from error
+
+        return DIRECTIVE.sub(replace, markdown)

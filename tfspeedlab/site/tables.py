@@ -1,0 +1,236 @@
+"""The Markdown tables pages show, each from a results file (or several), built by ``markdown.table``."""
+
+from __future__ import annotations
+
+import statistics
+
+from tfspeedlab.analysis import cost_model, dispatch, op_layers, sweeps, xla
+from tfspeedlab.analysis.grid import pivot
+from tfspeedlab.analysis.summary import COLUMNS, noisy_mark, rows
+from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS
+from tfspeedlab.results import provenance
+from tfspeedlab.results.schema import ResultsFile
+from tfspeedlab.site import templating
+from tfspeedlab.site.markdown import (
+    LEFT,
+    RIGHT,
+    Markdown,
+    bold,
+    code,
+    italic,
+    join,
+    table,
+    text,
+)
+from tfspeedlab.units import (
+    format_bytes,
+    format_ratio,
+    format_signed_time,
+    format_time,
+    select_unit,
+)
+
+
+def cases_table(results: ResultsFile) -> Markdown:
+    """One row per case: median, spread, first call, speed-up against the baseline, sampling."""
+    return table(COLUMNS, [row.cells() for row in rows(results)])
+
+
+def sweep_table(results: ResultsFile) -> Markdown:
+    """One row per swept value, one median column per series, then speed-ups against the reference series."""
+    layout = sweeps.sweep_layout(results)
+    series_names = sweeps.modes(results)
+    unit = select_unit(min(case.measurement.median_s for case in results.cases))
+    series = {name: dict(sweeps.sweep(results, name)) for name in series_names}
+    reference = layout.reference if layout.reference in series else None
+    others = [name for name in series_names if name != reference] if reference else []
+    header = [layout.parameter.replace("_", " "), *series_names, *(f"{name} vs {reference}" for name in others)]
+    body = []
+    for x in sorted(series[series_names[0]]):
+        cells = [f"{x:g}" if isinstance(x, float) else str(x)]
+        cells += [format_time(series[name][x].median_s, unit) + noisy_mark(series[name][x]) for name in series_names]
+        cells += [format_ratio(series[reference][x].median_s / series[name][x].median_s) for name in others]
+        body.append(cells)
+    return table(header, body, [RIGHT] * len(header))
+
+
+def grid_table(results: ResultsFile) -> Markdown:
+    """Rows × columns of median time per call, each with its ratio to the baseline row of its column."""
+    grid = pivot(results)
+    baseline_row = grid.layout.baseline_row
+    body = []
+    for row in grid.row_values:
+        cells: list[object] = [bold(row) if row == baseline_row else row]
+        for column in grid.column_values:
+            case = grid.cells.get((row, column))
+            if case is None:
+                cells.append("not measured")
+                continue
+            m = case.measurement
+            cell = format_time(m.median_s) + noisy_mark(m)
+            base = grid.baseline(column)
+            if base is not None and row != baseline_row:
+                cell += f" · {format_ratio(m.median_s / base.measurement.median_s)}"
+            cells.append(cell)
+        body.append(cells)
+    return table([grid.layout.rows.capitalize(), *map(str, grid.column_values)], body)
+
+
+def _size_heading(elements: int) -> str:
+    return f"{elements:,} elements" if elements > 1 else "scalar"
+
+
+def op_layers_table(results: ResultsFile) -> Markdown:
+    """Median per op of every entry point at every size, then what each layer costs (their differences)."""
+    roles = op_layers.stack(results)
+    sizes = op_layers.sizes(results)
+    by_size = {size: op_layers.entries(results, size) for size in sizes}
+    entry_rows = []
+    for index, first in enumerate(by_size[sizes[0]]):
+        entry_rows.append([code(first.entry), *(format_time(row.total_s) + noisy_mark(row.source.measurement)
+                                                for row in (by_size[size][index] for size in sizes))])
+    costs = {size: op_layers.layer_costs(results, size) for size in sizes}
+    labels: dict[str, object] = {top: join("API layer of ", code(top)) for top in roles.tops}
+    labels.update({"generated wrapper": "generated wrapper (Python)", "C++ eager runtime": "C++ eager runtime",
+                   "kernel": "kernel (+ executor node)"})
+    empty_call = italic(join("empty ", code("tf.function"), " call (subtracted, spread over the chain, "
+                             "from the graph's time)"))
+    layer_rows = [[empty_call, *(format_time(op_layers.median(results, roles.empty_call, size)) for size in sizes)]]
+    layer_rows += [[label, *(format_signed_time(costs[size][key]) for size in sizes)] for key, label in labels.items()]
+    headings = [_size_heading(size) for size in sizes]
+    return Markdown("\n".join([
+        "**Time per add**, median", "", table(["Entry point", *headings], entry_rows), "",
+        "**What each layer adds**, per add (difference of the medians above)", "",
+        table(["Layer", *headings], layer_rows),
+    ]))
+
+
+def host_layers_table(results: ResultsFile) -> Markdown:
+    """Time per call in each profiled host layer: median × the layer's share of the profiled call."""
+    ops = results.params.get("ops_per_call")
+    device_busy = all("device_busy_fraction" in case.metrics for case in results.cases)
+    # How much the profiler slowed the calls it watched: shares from a slowed
+    # call are applied to the unslowed median, so readers should see it.
+    header = ["Mode", *(HOST_LAYER_LABELS[layer] for layer in HOST_LAYERS), "Total (median)",
+              *([f"Per op ({ops} ops)"] if ops else []), *(["GPU busy"] if device_busy else []),
+              "Profiled ÷ unprofiled"]
+    body = []
+    for case in results.cases:
+        median = case.measurement.median_s
+        cells = [case.label]
+        for layer in HOST_LAYERS:
+            share = case.metrics[f"{layer}_fraction"]
+            cells.append(f"{format_time(median * share)} ({share:.0%})")
+        cells.append(format_time(median))
+        if ops:
+            cells.append(format_time(median / ops))
+        if device_busy:
+            cells.append(f"{case.metrics['device_busy_fraction']:.0%}")
+        cells.append(format_ratio(case.metrics["profiled_call_s"] / median))
+        body.append(cells)
+    return table(header, body)
+
+
+def memory_table(results: ResultsFile) -> Markdown:
+    """Per mode: the process's peak resident memory, what the mode added to it, and a GPU's peak."""
+    on_gpu = any("gpu_peak_bytes" in case.metrics for case in results.cases)
+    header = ["Mode", "Peak host memory (RSS)", "Added by the mode", *(["Peak GPU memory"] if on_gpu else [])]
+    body = []
+    for case in results.cases:
+        m = case.metrics
+        cells = [case.label, format_bytes(m["peak_rss_bytes"]), format_bytes(m["peak_rss_growth_bytes"])]
+        if on_gpu:
+            cells.append(format_bytes(m["gpu_peak_bytes"]) if "gpu_peak_bytes" in m else "not recorded")
+        body.append(cells)
+    return table(header, body)
+
+
+def training_check_table(results: ResultsFile) -> Markdown:
+    """Loss before and after timing and the largest weight change: proof that each step trained."""
+    body = [[case.label, f"{case.metrics['loss_start']:.4g}", f"{case.metrics['loss_end']:.4g}",
+             f"{case.metrics['weight_change']:.3g}"] for case in results.cases]
+    return table(["Case", "Loss before", "Loss after", "Largest weight change"], body)
+
+
+def dispatch_table(results: ResultsFile) -> Markdown:
+    """Per mode: cost per small op, against the cheapest op-by-op mode (the floor of dispatch), the whole step.
+
+    Only op-by-op modes dispatch each op; a compiled or graph mode's figure is
+    a per-call cost spread over the ops, so it is not held against the floor.
+    """
+    ops = dispatch.per_op_layout(results).ops
+    found = dispatch.dispatch_rows(results)
+    floor = dispatch.floor_mode(found)
+    body = [[row.mode if row.op_by_op else italic(row.mode), format_time(row.per_op_s),
+             format_ratio(row.per_op_s / floor.per_op_s) if row.op_by_op else "(one call, not per op)",
+             format_time(row.step_s)] for row in found]
+    return table(["Mode", f"Per op ({ops}-op loop ÷ {ops})", f"Against {floor.mode}", "Whole training step"], body)
+
+
+def xla_summary_table(all_results: list[ResultsFile]) -> Markdown:
+    """XLA against the plain graph for every pair of cases measured both ways, with a verdict."""
+    body = [[results.title, pair.label, format_time(pair.graph_s), format_time(pair.xla_s),
+             format_ratio(pair.speedup), f"{format_time(pair.graph_first_s)} → {format_time(pair.xla_first_s)}",
+             bold(pair.verdict) if pair.verdict != "no clear difference" else pair.verdict]
+            for results in all_results for pair in xla.xla_pairs(results)]
+    header = ("Workload", "Case", "graph", "XLA", "XLA vs graph", "First call: graph → XLA", "Verdict")
+    return table(header, body, [LEFT, LEFT, RIGHT, RIGHT, RIGHT, RIGHT, LEFT])
+
+
+def environment_table(all_results: list[ResultsFile]) -> Markdown:
+    """One row per results file: where, when and on what it was measured, and whether it is up to date."""
+    body = []
+    for results in all_results:
+        env = results.environment
+        hardware = f"{env['cpu_model']}, {env['logical_cores']} cores"
+        if env["gpus"]:
+            gpu_names = ", ".join(gpu["name"] for gpu in env["gpus"])
+            hardware += (f"; {gpu_names}, driver {env.get('gpu_driver') or '?'}, "
+                         f"CUDA {env['cuda_build'] or '?'}, cuDNN {env['cudnn_build'] or '?'}")
+        body.append([
+            code(results.example), env["utc_time"][:16].replace("T", " "),
+            code((env["git_commit"] or "unknown")[:7]), hardware,
+            f"TF {env['tensorflow']}, Python {env['python']}, {'quick' if results.quick else 'full'} run",
+            _freshness(provenance.freshness(results)),
+        ])
+    header = ("Example", "Measured (UTC)", "Commit", "Hardware", "Software, run", "Up to date?")
+    return table(header, body, [LEFT] * len(header))
+
+
+def _freshness(verdict: provenance.Freshness) -> Markdown:
+    if verdict.fresh is False:
+        return join(bold("no"), ": ", code(verdict.changed), " in ", code(verdict.path), " changed after it was measured")
+    return text(verdict.reason)
+
+
+_MODEL_PARAMETERS = (("call_s", "Fixed cost per call (*call*)"), ("op_s", "Cost per op (*op*)"),
+                     ("element_s", "Kernel cost per element per op (*element*)"),
+                     ("trace_s", "First-call extra, fixed (*trace*)"),
+                     ("trace_op_s", "First-call extra per op (*trace_op*)"))
+
+
+def model_parameters_table(model: cost_model.CostModel) -> Markdown:
+    """The fitted cost model: each parameter per mode, and how far its lines miss their own points."""
+    body = [[Markdown(label), *(format_time(getattr(model.modes[mode], name)) for mode in cost_model.MODES)]
+            for name, label in _MODEL_PARAMETERS]
+    body.append(["Worst miss on its fitted points", *(f"{model.fit_error[mode]:.0%}" for mode in cost_model.MODES)])
+    return table(["Parameter", "eager", "graph", "XLA"], body)
+
+
+def model_validation(model: cost_model.CostModel, results: dict[str, ResultsFile]) -> str:
+    """The model's prediction against every measured case it describes, fitted and held out apart."""
+    predictions, outside = cost_model.validate(model, results)
+    groups = []
+    for held_out, title in ((False, "Fitted"), (True, "Held-out")):
+        found = [p for p in predictions if p.held_out == held_out]
+        errors = [abs(p.relative_error) for p in found]
+        body = [[code(p.example), p.case, p.ops, f"{p.elements:,}", format_time(p.measured_s),
+                 format_time(p.predicted_s), f"{p.relative_error:+.0%}"] for p in found]
+        groups.append({
+            "title": title, "rows": found,
+            "median_miss": f"{statistics.median(errors):.0%}" if errors else "",
+            "worst_miss": f"{max(errors):.0%}" if errors else "",
+            "table": table(("Workload", "Case", "Ops", "Elements", "Measured", "Predicted", "Error"), body,
+                           [LEFT, LEFT] + [RIGHT] * 5),
+        })
+    return templating.render("model_validation.md.j2", groups=groups, outside=outside)

@@ -1,0 +1,1 @@
+"""What an example declares: its cases (``Workload``, ``Case``) and how its results are read (``layout``)."""
