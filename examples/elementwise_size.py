@@ -44,7 +44,8 @@ def workload(quick=False):
         name="elementwise_size",
         title="Chain of 30 ops by tensor size",
         params={"n_ops": N_OPS},
-        layout=tfspeedlab.Sweep("elements", reference="eager", fits_cost_model=True),
+        # A line per mode along the tensor size; this sweep gives the simulator's cost per element.
+        layout=tfspeedlab.Sweep(parameter="elements", series="mode", baseline="eager", fits_cost_model=True),
         cases=cases,
         budget_s=0.15 if quick else 1.0,
     )

@@ -39,7 +39,8 @@ def workload(quick=False):
         name="matmul",
         title="Matrix multiply by size (Test 2)",
         params={"dtype": "float32"},
-        layout=tfspeedlab.Sweep("size", reference="eager"),
+        # A line per mode along the matrix size, each compared with eager.
+        layout=tfspeedlab.Sweep(parameter="size", series="mode", baseline="eager"),
         cases=cases,
         budget_s=0.2 if quick else 1.0,
     )

@@ -45,7 +45,8 @@ def workload(quick=False):
         name="op_chain",
         title="Chain of N small ops",
         params={"shape": [10, 10]},
-        layout=tfspeedlab.Sweep("n_ops", reference="eager", fits_cost_model=True),
+        # A line per mode along the op count; this sweep gives the simulator's costs per call and per op.
+        layout=tfspeedlab.Sweep(parameter="n_ops", series="mode", baseline="eager", fits_cost_model=True),
         cases=cases,
         budget_s=0.15 if quick else 1.0,
     )

@@ -122,9 +122,14 @@ def workload(quick=False):
         name="op_layers",
         title="One add, entered at each layer",
         params={"ops_per_call": OPS_PER_CALL, "sizes": sizes, "grappler_arithmetic_optimization": False},
-        layout=tfspeedlab.OpLayers(tops=("tf.add", "x + y", "tf.raw_ops.AddV2"), wrapper="gen_math_ops.add_v2",
-                                   fast_path="TFE_Py_FastPathExecute", kernel="in a graph",
-                                   empty_call="empty graph call"),
+        # Which cases' "entry" plays which part in the stack of layers.
+        layout=tfspeedlab.OpLayers(
+            top_entries=("tf.add", "x + y", "tf.raw_ops.AddV2"),
+            wrapper="gen_math_ops.add_v2",
+            fast_path="TFE_Py_FastPathExecute",
+            kernel="in a graph",
+            empty_call="empty graph call",
+        ),
         cases=cases,
         budget_s=0.2 if quick else 1.0,
     )

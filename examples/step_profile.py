@@ -17,8 +17,7 @@
 import tensorflow as tf
 
 import tfspeedlab
-from tfspeedlab import profiling
-from tfspeedlab.measure.memory import PeakMemory
+from tfspeedlab import PeakMemory, profiling
 
 MODES = ("eager", "graph", "xla")
 

@@ -198,9 +198,10 @@ def workload(quick=False):
         params={"optimizer": "Adam(1e-4)", "loss": "binary_crossentropy",
                 "steps_per_execution": STEPS_PER_EXECUTION,
                 "fit_batches": FIT_BATCHES},
+        # A table of mode × model, each cell against the TF1-style graph of its column.
+        layout=tfspeedlab.Grid(rows="mode", columns="model", baseline="TF1-style graph"),
         cases=cases,
         budget_s=0.4 if quick else 2.0,
-        layout=tfspeedlab.Grid(rows="mode", columns="model", baseline_row="TF1-style graph"),
     )
 
 

@@ -5,7 +5,7 @@ import pytest
 from conftest import synthetic_results
 from tfspeedlab.analysis import sweeps
 from tfspeedlab.spec.layout import Sweep
-from tfspeedlab.site import figures
+from tfspeedlab.site import quantities
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.results.schema import CaseResult, ResultsFile
 
@@ -18,7 +18,7 @@ def sweep_results(times: dict[str, dict[int, float]], name="op_chain", parameter
     )
     base = synthetic_results()
     return ResultsFile(name, "Sweep", "cpu", True, {}, base.environment, cases,
-                       layout=Sweep(parameter, reference="eager"))
+                       layout=Sweep(parameter, baseline="eager"))
 
 
 def line(intercept, slope, xs=(1, 3, 10, 30, 100)):
@@ -39,8 +39,8 @@ def test_break_even_is_where_the_fitted_lines_cross():
     assert costs.eager_per_op_s == pytest.approx(20e-6)
     assert costs.break_even_ops == pytest.approx(200 / 19)
     assert sweeps.first_x_where_faster(results, "graph", "eager") == 30
-    assert figures.derived(results, "break_even_ops") == "11"
-    assert figures.derived(results, "graph_call_cost") == "200 µs"
+    assert quantities.derived(results, "break_even_ops") == "11"
+    assert quantities.derived(results, "graph_call_cost") == "200 µs"
 
 
 def test_gain_fades_where_the_graph_stops_helping():
@@ -50,21 +50,24 @@ def test_gain_fades_where_the_graph_stops_helping():
     )
     assert sweeps.gain_fades_at(results) == 512
     assert sweeps.difference_fades_at(results) == 512
-    assert figures.derived(results, "best_graph_gain") == "2.00× (at size 8)"
+    assert quantities.derived(results, "best_graph_gain") == "2.00× (at size 8)"
 
 
 def test_gain_never_reached_reports_the_first_point():
     results = sweep_results({"eager": {8: 1.0, 64: 2.0}, "graph": {8: 5.0, 64: 2.1}}, name="matmul", parameter="size")
     assert sweeps.gain_fades_at(results) == 8
     assert sweeps.first_x_where_faster(results, "graph", "eager") is None
-    assert figures.derived(results, "graph_faster_from") == "nowhere in the sweep"
+    assert quantities.derived(results, "graph_faster_from") == "nowhere in the sweep"
 
 
 def test_tracing_payback():
-    base = synthetic_results()  # eager ten times slower than graph
-    graph, eager = base.case("graph").measurement, base.case("eager").measurement
-    saving = eager.median_s - graph.median_s
-    assert sweeps.tracing_payback_calls(base) == pytest.approx((graph.first_call_s - graph.median_s) / saving)
+    # Graph: 1 ms a call after a 10 ms first call; eager: 2 ms a call. The first
+    # call costs 9 ms extra and each later one saves 1 ms: even after 9 calls.
+    graph = Measurement((1e-3,) * 3, 10, 10e-3, "test")
+    eager = Measurement((2e-3,) * 3, 10, 2e-3, "test")
+    base = ResultsFile("tracing", "Tracing", "cpu", True, {}, synthetic_results().environment,
+                       (CaseResult("eager", {}, eager), CaseResult("graph", {}, graph)))
+    assert sweeps.tracing_payback_calls(base) == pytest.approx(9.0)
     swapped = ResultsFile(base.example, base.title, "cpu", True, {}, base.environment,
                           (CaseResult("eager", {}, graph), CaseResult("graph", {}, base.case("eager").measurement)))
     assert math.isinf(sweeps.tracing_payback_calls(swapped))
@@ -72,4 +75,4 @@ def test_tracing_payback():
 
 def test_unknown_derived_figure_is_an_error():
     with pytest.raises(KeyError, match="no derived figure"):
-        figures.derived(synthetic_results(), "nonsense")
+        quantities.derived(synthetic_results(), "nonsense")

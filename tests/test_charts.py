@@ -8,7 +8,7 @@ from conftest import synthetic_results
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS
 from tfspeedlab.results.schema import CaseResult
-from tfspeedlab.site import charts
+from tfspeedlab.site import charts, views
 from tfspeedlab.spec.layout import Grid, OpLayers, Sweep
 
 
@@ -58,10 +58,10 @@ def grid_results():
     cases = [CaseResult(f"{mode} · {model}", {"mode": mode, "model": model}, measured(seconds))
              for model, scale in (("tiny MLP", 1e-4), ("ResNet block", 1e-2), ("LSTM", 1e-3))
              for mode, seconds in (("eager", 3 * scale), ("graph", scale))]
-    return with_cases(Grid(rows="mode", columns="model", baseline_row="eager"), cases, title="Training step grid")
+    return with_cases(Grid(rows="mode", columns="model", baseline="eager"), cases, title="Training step grid")
 
 
-OP_LAYERS = OpLayers(tops=("tf.add", "x + y"), wrapper="gen_math_ops.add_v2", fast_path="TFE_Py_FastPathExecute",
+OP_LAYERS = OpLayers(top_entries=("tf.add", "x + y"), wrapper="gen_math_ops.add_v2", fast_path="TFE_Py_FastPathExecute",
                      kernel="graph chain", empty_call="empty tf.function")
 
 
@@ -94,14 +94,14 @@ HOST_AXIS = "split by profiled share"
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_default_layout_draws_bars_of_every_case(theme):
     results = synthetic_results()
-    found = texts(charts.chart_svg(results, theme))
+    found = texts(views.chart_svg(results, theme))
     assert any(BAR_AXIS in t for t in found)
     assert {"eager", "graph", "Demo workload"} <= set(found)
     assert not any(HOST_AXIS in t or "(log scale)" in t for t in found)
 
 
 def test_sweep_layout_draws_one_line_per_series_along_the_parameter():
-    found = texts(charts.chart_svg(sweep_results(), "light"))
+    found = texts(views.chart_svg(sweep_results(), "light"))
     assert "n ops (log scale)" in found
     assert {"eager", "graph"} <= set(found)  # the legend
     assert not any(BAR_AXIS in t for t in found)
@@ -110,7 +110,7 @@ def test_sweep_layout_draws_one_line_per_series_along_the_parameter():
 
 
 def test_grid_layout_draws_one_panel_per_column():
-    found = texts(charts.chart_svg(grid_results(), "light"))
+    found = texts(views.chart_svg(grid_results(), "light"))
     titles = [t for t in found if " — time per step" in t]
     assert [t.split(" — ")[0] for t in titles] == ["tiny MLP", "ResNet block", "LSTM"]
     assert "Training step grid" in found
@@ -119,7 +119,7 @@ def test_grid_layout_draws_one_panel_per_column():
 
 
 def test_op_layers_layout_draws_a_panel_per_size_stacked_by_layer():
-    found = texts(charts.chart_svg(op_layers_results(), "light"))
+    found = texts(views.chart_svg(op_layers_results(), "light"))
     titles = [t for t in found if " — time per add" in t]
     assert [t.split(" — ")[0] for t in titles] == ["scalar", "1,000 elements"]
     # Every entry point in each panel, the kernel named by its chain.
@@ -135,7 +135,7 @@ def test_op_layers_layout_draws_a_panel_per_size_stacked_by_layer():
 
 
 def test_profiled_results_draw_host_layers_stacked():
-    found = texts(charts.chart_svg(host_layers_results(), "light"))
+    found = texts(views.chart_svg(host_layers_results(), "light"))
     assert any(HOST_AXIS in t for t in found)
     for layer in HOST_LAYERS:
         assert HOST_LAYER_LABELS[layer] in found
@@ -148,5 +148,5 @@ def test_host_layers_need_every_layer_of_every_case():
     first = partial.cases[0]
     metrics = {k: v for k, v in first.metrics.items() if k != "executor_fraction"}
     partial = replace(partial, cases=(replace(first, metrics=metrics),) + partial.cases[1:])
-    found = texts(charts.chart_svg(partial, "light"))
+    found = texts(views.chart_svg(partial, "light"))
     assert any(BAR_AXIS in t for t in found) and not any(HOST_AXIS in t for t in found)

@@ -35,7 +35,7 @@ def sweep_results():
         for n, t in times.items()
     )
     return replace(synthetic_results(example="chain"), cases=cases, baseline=None,
-                   layout=Sweep("n_ops", reference="eager"))
+                   layout=Sweep("n_ops", baseline="eager"))
 
 
 def test_median_is_the_case_median_formatted(tmp_path):

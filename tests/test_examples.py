@@ -127,7 +127,7 @@ def test_op_layers_times_every_entry_point_at_every_size(quick_results):
     assert sizes == results.params["sizes"] and results.params["grappler_arithmetic_optimization"] is False
     for size in sizes:
         entries = op_layers.entries(results, size)
-        assert [e.entry for e in entries][:3] == list(op_layers.stack(results).tops)
+        assert [e.entry for e in entries][:3] == list(op_layers.stack(results).top_entries)
         assert op_layers.kernel_s(results, size) > 0
         # Each entry's layers add up to its own median.
         for entry in entries:

@@ -12,13 +12,13 @@ from tfspeedlab.spec.workload import Case, Workload
 
 LAYOUTS = {
     "cases": Cases(),
-    "sweep": Sweep("n_ops", series="mode", reference="eager", fits_cost_model=True),
+    "sweep": Sweep("n_ops", series="mode", baseline="eager", fits_cost_model=True),
     "sweep, defaults": Sweep("elements"),
-    "grid": Grid(rows="mode", columns="workload", baseline_row="NumPy", per="call"),
-    "grid with per-op column": Grid(rows="mode", columns="workload", baseline_row="eager",
+    "grid": Grid(rows="mode", columns="workload", baseline="NumPy", time_per="call"),
+    "grid with per-op column": Grid(rows="mode", columns="workload", baseline="eager",
                                     per_op=PerOp(column="150 small ops", ops=150, step_column="training step",
                                                  op_by_op="eager_like")),
-    "op layers": OpLayers(tops=("tf.add", "x + y", "tf.raw_ops.AddV2"), wrapper="gen_math_ops.add_v2",
+    "op layers": OpLayers(top_entries=("tf.add", "x + y", "tf.raw_ops.AddV2"), wrapper="gen_math_ops.add_v2",
                           fast_path="TFE_Py_FastPathExecute", kernel="graph chain", empty_call="empty call",
                           entry="entry point", size="n", chain="length"),
 }
@@ -37,7 +37,7 @@ def test_records_spell_out_every_field():
     assert to_record(Cases()) == {"kind": "cases"}
     assert to_record(LAYOUTS["grid with per-op column"])["per_op"] == {
         "column": "150 small ops", "ops": 150, "step_column": "training step", "op_by_op": "eager_like"}
-    assert to_record(LAYOUTS["op layers"])["tops"] == ["tf.add", "x + y", "tf.raw_ops.AddV2"]
+    assert to_record(LAYOUTS["op layers"])["top_entries"] == ["tf.add", "x + y", "tf.raw_ops.AddV2"]
 
 
 def test_omitted_fields_take_their_defaults():
@@ -58,14 +58,14 @@ PER_OP = {"column": "loop", "ops": 150, "step_column": "step"}
     ({**SWEEP, "fits_cost_model": "yes"}, "fits_cost_model must be bool, found 'yes'"),
     ({**SWEEP, "fits_cost_model": 1}, "fits_cost_model must be bool, found 1"),
     ({**SWEEP, "parameter": 3}, "parameter must be str, found 3"),
-    ({**SWEEP, "reference": ["eager"]}, r"reference must be str \| None, found \['eager'\]"),
+    ({**SWEEP, "baseline": ["eager"]}, r"baseline must be str \| None, found \['eager'\]"),
     ({"kind": "sweep"}, "Sweep: .*missing 1 required positional argument: 'parameter'"),
     ({**GRID, "per_op": {**PER_OP, "ops": "150"}}, "per_op.ops must be int, found '150'"),
     ({**GRID, "per_op": {**PER_OP, "ops": True}}, "per_op.ops must be int, found True"),
     ({**GRID, "per_op": {**PER_OP, "size": 3}}, r"PerOp has no field\(s\) per_op.size"),
     ({**GRID, "per_op": "loop"}, r"per_op must be PerOp \| None, found 'loop'"),
-    ({"kind": "op_layers", "tops": "tf.add", "wrapper": "w", "fast_path": "f", "kernel": "k", "empty_call": "e"},
-     "tops must be tuple"),
+    ({"kind": "op_layers", "top_entries": "tf.add", "wrapper": "w", "fast_path": "f", "kernel": "k", "empty_call": "e"},
+     "top_entries must be tuple"),
 ])
 def test_a_bad_record_is_refused_naming_what_is_wrong(record, message):
     with pytest.raises(LayoutError, match=message):
@@ -78,8 +78,8 @@ def test_an_unhashable_kind_is_a_layout_error():
 
 
 def test_tops_must_be_strings():
-    with pytest.raises(LayoutError, match="tops"):
-        from_record({"kind": "op_layers", "tops": [1, None], "wrapper": "w", "fast_path": "f", "kernel": "k",
+    with pytest.raises(LayoutError, match="top_entries"):
+        from_record({"kind": "op_layers", "top_entries": [1, None], "wrapper": "w", "fast_path": "f", "kernel": "k",
                      "empty_call": "e"})
 
 
@@ -109,7 +109,7 @@ def test_a_grid_needs_its_rows_columns_and_op_by_op_flag():
 def test_op_layers_need_entry_and_size():
     with pytest.raises(ValueError, match=r"\['entry', 'elements'\]"):
         Workload("ops", "Ops", [case("tf.add", entry="tf.add")], layout=OpLayers(
-            tops=("tf.add",), wrapper="w", fast_path="f", kernel="k", empty_call="e"))
+            top_entries=("tf.add",), wrapper="w", fast_path="f", kernel="k", empty_call="e"))
 
 
 def test_a_results_file_with_a_bad_layout_names_the_layout_field():
@@ -135,6 +135,14 @@ def test_every_bad_layout_in_a_results_file_is_a_results_file_error(layout, mess
 
 
 def test_a_results_file_keeps_its_layout():
-    sweep = Sweep("n_ops", series="mode", reference="eager")
-    results = replace(synthetic_results(), layout=sweep)
+    sweep = Sweep("n_ops", series="mode", baseline="eager")
+    base = synthetic_results()
+    cases = tuple(replace(case, params={**case.params, "n_ops": 10}) for case in base.cases)
+    results = replace(base, cases=cases, layout=sweep)
     assert schema.from_dict(schema.to_dict(results), "x.json").layout == sweep
+
+
+def test_a_results_file_whose_cases_lack_what_its_layout_reads_is_refused():
+    data = {**schema.to_dict(synthetic_results()), "layout": to_record(Sweep("n_ops"))}
+    with pytest.raises(schema.ResultsFileError, match=r"cases\[0\]\.params.*n_ops"):
+        schema.from_dict(data, "demo.json")

@@ -27,16 +27,17 @@ def test_fit_recovers_the_sweeps_it_came_from(fitted, quick_results):
     assert "matmul" in outside and "train_step" in outside
     assert not any(p.held_out for p in predictions if p.example in {r.example for r in cost_model.fitting_sweeps(results).values()})
     # On the op-count sweep, call + ops · (op + element · elements) is that sweep's own fitted line, so
-    # the model misses its points by no more than that line does, which is at most the fit error the
-    # model reports. The slack covers one deliberate departure: a fixed call cost that noise fits
-    # slightly below zero is clamped to zero.
+    # the model misses its points exactly as that line does, and by no more than the fit error it
+    # reports. A fixed cost or a per-op cost that noise fits below zero is clamped to zero, moving the
+    # model off the line: that mode is then only held to its reported error.
     op_sweep = cost_model.fitting_sweeps(results)["n_ops"]
     checked = [p for p in predictions if p.example == op_sweep.example]
     assert {p.mode for p in checked} == set(cost_model.MODES) and len(checked) >= 3 * len(cost_model.MODES)
     for p in checked:
-        line_error = sweeps.mode_fit(op_sweep, p.mode).worst_relative_error
-        assert line_error <= fitted.fit_error[p.mode]
-        assert abs(p.relative_error) <= line_error + 0.05, (p, line_error)
+        line = sweeps.mode_fit(op_sweep, p.mode)
+        assert line.worst_relative_error <= fitted.fit_error[p.mode]
+        if line.intercept_s >= 0 and fitted.modes[p.mode].op_s > 0:
+            assert abs(p.relative_error) <= line.worst_relative_error + 1e-9, (p, line)
     # Eager pays per op far more than a graph does: the whole point of the guide.
     assert fitted.modes["eager"].op_s > 5 * fitted.modes["graph"].op_s
     assert fitted.modes["graph"].trace_s > 0

@@ -8,7 +8,7 @@ from conftest import REPO, site_results
 from tfspeedlab.analysis import op_layers
 from tfspeedlab.results.schema import SCHEMA_VERSION
 from tfspeedlab.results.store import load_results
-from tfspeedlab.site import figures
+from tfspeedlab.site import quantities
 from tfspeedlab.units import format_ratio, format_signed_time, format_time
 
 
@@ -73,11 +73,11 @@ def test_derived_figures_reach_their_pages(built_site, quick_results):
     op_chain = load_results(quick_results / "cpu" / "op_chain.json")
     page = (built_site / "op-count" / "index.html").read_text()
     for name in ("break_even_ops", "graph_call_cost", "eager_per_op", "graph_per_op"):
-        assert figures.derived(op_chain, name) in page
+        assert quantities.derived(op_chain, name) in page
     tracing = load_results(quick_results / "cpu" / "tracing.json")
     rules = (built_site / "golden-rules" / "index.html").read_text()
-    assert f"retraced\n   {figures.metric(tracing, 'python scalars', 'traces')} times" in rules or \
-        f"retraced {figures.metric(tracing, 'python scalars', 'traces')} times" in rules
+    assert f"retraced\n   {quantities.metric(tracing, 'python scalars', 'traces')} times" in rules or \
+        f"retraced {quantities.metric(tracing, 'python scalars', 'traces')} times" in rules
 
 
 def test_no_directive_survives_the_build(built_site):

@@ -1,6 +1,7 @@
 """tfspeedlab: fair timing of TensorFlow code, and the results behind the guide."""
 
 from tfspeedlab.measure.measurement import IQR_WARN_THRESHOLD, Measurement
+from tfspeedlab.measure.memory import PeakMemory
 from tfspeedlab.measure.timer import RetracingError, bench
 from tfspeedlab.results.artifacts import artifact_path
 from tfspeedlab.run.standalone import main
@@ -14,6 +15,7 @@ __all__ = [
     "Cases",
     "Grid",
     "OpLayers",
+    "PeakMemory",
     "PerOp",
     "Sweep",
     "Measurement",

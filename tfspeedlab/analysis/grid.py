@@ -18,7 +18,7 @@ class Pivot:
 
     def baseline(self, column: Any) -> CaseResult | None:
         """The baseline row's case in ``column``, if the grid has a baseline and it was measured there."""
-        return self.cells.get((self.layout.baseline_row, column))
+        return self.cells.get((self.layout.baseline, column))
 
 
 def grid_layout(results: ResultsFile) -> Grid:

@@ -76,7 +76,7 @@ def layer_costs(results: ResultsFile, elements: int) -> dict[str, float]:
     fast = median(results, roles.fast_path, elements)
     wrapper = median(results, roles.wrapper, elements)
     costs = {"kernel": kernel, "C++ eager runtime": fast - kernel, "generated wrapper": wrapper - fast}
-    for top in roles.tops:
+    for top in roles.top_entries:
         costs[top] = median(results, top, elements) - wrapper
     return costs
 
@@ -91,7 +91,7 @@ def entries(results: ResultsFile, elements: int) -> list[EntryCost]:
         measured = case(results, entry, elements)
         return EntryCost(entry, elements, measured.measurement.median_s, layers, measured)
 
-    rows = [entry_cost(top, {**base, "API layer": costs[top]}) for top in roles.tops]
+    rows = [entry_cost(top, {**base, "API layer": costs[top]}) for top in roles.top_entries]
     rows.append(entry_cost(roles.wrapper, base))
     rows.append(entry_cost(roles.fast_path, {layer: base[layer] for layer in STACK[:2]}))
     rows.append(EntryCost(f"kernel ({roles.kernel})", elements, costs["kernel"], {"kernel": costs["kernel"]},

@@ -30,12 +30,15 @@ DESCRIPTIVE_KEYWORDS = frozenset({"title", "params", "baseline", "layout"})
 
 @dataclass(frozen=True)
 class Freshness:
-    """``fresh`` is None when it cannot be told; ``changed`` names what differs when it is False."""
+    """``fresh`` is None when it cannot be told; when it is False, ``changed`` names the first
+    definition that differs (the example script first), ``path`` its file, and ``new`` says that
+    no definition of that name existed at the measured commit."""
 
     fresh: bool | None
     reason: str
     changed: str | None = None
     path: str | None = None
+    new: bool = False
 
 
 def measuring_files(example: str) -> list[Path]:
@@ -155,6 +158,6 @@ def freshness(results: ResultsFile) -> Freshness:
             continue
         for name, dumps in definitions(path.read_text(encoding="utf-8")).items():
             if not dumps <= then.get(name, set()):
-                return Freshness(False, "code changed", name, _repo_relative(path))
+                return Freshness(False, "code changed", name, _repo_relative(path), new=name not in then)
     dirty = " (measured with uncommitted changes)" if results.environment.get("git_dirty") else ""
     return Freshness(True, "yes" + dirty)

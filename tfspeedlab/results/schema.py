@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tfspeedlab.measure.measurement import Measurement
-from tfspeedlab.spec.layout import Cases, Layout, LayoutError, from_record, to_record
+from tfspeedlab.spec.layout import Cases, Layout, LayoutError, from_record, parameters_read, to_record
 
 SCHEMA = "tfspeedlab.results"
 # 2: the page layout is a typed record ("layout"), no longer keys among the params.
@@ -150,6 +150,10 @@ def from_dict(data: Any, path: Path | str) -> ResultsFile:
         layout = from_record(reader.get(data, "layout", dict))
     except LayoutError as error:
         raise ResultsFileError(path, "layout", str(error)) from None
+    for index, case in enumerate(cases):
+        missing = sorted(set(parameters_read(layout)) - set(case.params))
+        if missing:
+            raise ResultsFileError(path, f"cases[{index}].params", f"lacks {missing}, which its {layout.kind} layout reads")
     return ResultsFile(
         example=reader.get(data, "example", str),
         title=reader.get(data, "title", str),

@@ -16,7 +16,6 @@ from tfspeedlab.analysis import op_layers, sweeps  # noqa: E402
 from tfspeedlab.analysis.grid import pivot  # noqa: E402
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS  # noqa: E402
 from tfspeedlab.results.schema import ResultsFile  # noqa: E402
-from tfspeedlab.spec.layout import Grid, OpLayers, Sweep  # noqa: E402
 from tfspeedlab.units import format_time, select_unit  # noqa: E402
 
 # Switch the time axis to log scale when the slowest case is this many times
@@ -145,20 +144,6 @@ def _svg(figure) -> str:
     return buffer.getvalue()
 
 
-def chart_svg(results: ResultsFile, theme_name: str) -> str:
-    """The chart the results file's layout calls for: lines for a sweep, panels for a grid or op layers,
-    stacked host layers for a profiled file, or bars."""
-    if isinstance(results.layout, Sweep):
-        return sweep_svg(results, theme_name)
-    if isinstance(results.layout, OpLayers):
-        return op_layers_svg(results, theme_name)
-    if isinstance(results.layout, Grid):
-        return grid_svg(results, theme_name)
-    if has_host_layers(results):
-        return host_layers_svg(results, theme_name)
-    return time_per_call_svg(results, theme_name)
-
-
 def has_host_layers(results: ResultsFile) -> bool:
     return all(f"{layer}_fraction" in case.metrics for case in results.cases for layer in HOST_LAYERS)
 
@@ -193,7 +178,7 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
     theme = THEMES[theme_name]
     grid = pivot(results)
     row_values, column_values, cells = grid.row_values, grid.column_values, grid.cells
-    baseline, per = grid.layout.baseline_row, grid.layout.per  # per: what one timed call is
+    baseline, per = grid.layout.baseline, grid.layout.time_per  # per: what one timed call is
     with _style(theme):
         figure, panels = plt.subplots(len(column_values), 1, figsize=(7.5, 0.32 * len(row_values) * len(column_values) + 2.2),
                                       squeeze=False)

@@ -15,7 +15,7 @@
 ``{{ training_check NAME }}``
     Loss before and after timing and the largest weight change, per case.
 ``{{ derived NAME FIGURE }}``
-    A figure computed from the file (see ``tfspeedlab.site.figures.DERIVED``).
+    A figure computed from the file (see ``tfspeedlab.site.quantities.DERIVED``).
 ``{{ metric NAME CASE METRIC }}``
     A measured non-time quantity of one case (a tracing count, a loss).
 ``{{ sample_range NAME CASE }}``
@@ -65,10 +65,10 @@ from tfspeedlab.analysis.xla import xla_pairs
 from tfspeedlab.results import artifacts
 from tfspeedlab.results.schema import RUNNERS, ResultsFile
 from tfspeedlab.results.store import load_failure
-from tfspeedlab.site import charts, figures, markdown, tables, templating
+from tfspeedlab.site import charts, markdown, quantities, tables, templating
 from tfspeedlab.site.runners import RUNNER_TITLES, not_measured, runner_tabs
 from tfspeedlab.site.simulator import PARAMS_URI, simulator_html
-from tfspeedlab.spec.layout import Grid, OpLayers, Sweep
+from tfspeedlab.site.views import view_for
 from tfspeedlab.units import format_bytes, format_ratio, format_signed_time, format_time
 
 CHART_DIR = "assets/results"
@@ -183,7 +183,7 @@ def _runner_block(context: Context, runner: str, example: str) -> str:
                                        error=failure.get("error", "unknown error"), utc_time=failure.get("utc_time")))
     if results.quick:
         parts.append(templating.render("quick_run.md.j2"))
-    parts.append(_table_for(results))
+    parts.append(view_for(results).table(results))
     if any_noisy(results):
         parts.append(templating.render("noisy_note.md.j2"))
     for theme in charts.THEMES:
@@ -191,17 +191,6 @@ def _runner_block(context: Context, runner: str, example: str) -> str:
         parts.append(f"![{markdown.text(results.title)}, time per call on {runner}]({target}#only-{theme})")
     parts.append(_provenance(context, results, runner, example))
     return "\n\n".join(parts) + "\n"
-
-
-def _table_for(results: ResultsFile) -> str:
-    """The table the results file's layout calls for."""
-    if isinstance(results.layout, Sweep):
-        return tables.sweep_table(results)
-    if isinstance(results.layout, OpLayers):
-        return tables.op_layers_table(results)
-    if isinstance(results.layout, Grid):
-        return tables.grid_table(results)
-    return tables.cases_table(results)
 
 
 def _source_note(context: Context, runner: str) -> str | None:
@@ -326,25 +315,25 @@ def _sample_range(context: Context, example: str, case: str, *, runner: str = "c
 
 
 def _derived(context: Context, example: str, figure: str, *, runner: str = "cpu") -> str:
-    return figures.derived(context.lookup(example, runner), figure)
+    return quantities.derived(context.lookup(example, runner), figure)
 
 
 def _metric(context: Context, example: str, case: str, metric: str, *, runner: str = "cpu") -> str:
-    return figures.metric(context.lookup(example, runner), case, metric)
+    return quantities.metric(context.lookup(example, runner), case, metric)
 
 
 def _memory_figure(context: Context, example: str, case: str, metric: str, *, runner: str = "cpu") -> str:
     """``{{ memory_figure step_profile xla peak_rss_growth_bytes }}``: one memory metric, in MiB/GiB."""
-    return format_bytes(figures.metric_value(context.lookup(example, runner), case, metric))
+    return format_bytes(quantities.metric_value(context.lookup(example, runner), case, metric))
 
 
 def _layer_time(context: Context, example: str, case: str, layer: str, *, runner: str = "cpu") -> str:
     return format_time(context.lookup(example, runner).case(case).measurement.median_s
-                       * figures.metric_value(context.lookup(example, runner), case, f"{layer}_fraction"))
+                       * quantities.metric_value(context.lookup(example, runner), case, f"{layer}_fraction"))
 
 
 def _layer_share(context: Context, example: str, case: str, layer: str, *, runner: str = "cpu") -> str:
-    return f"{figures.metric_value(context.lookup(example, runner), case, f'{layer}_fraction'):.0%}"
+    return f"{quantities.metric_value(context.lookup(example, runner), case, f'{layer}_fraction'):.0%}"
 
 
 def _layer_cost(context: Context, example: str, layer: str, elements: str = "1", *, runner: str = "cpu") -> str:

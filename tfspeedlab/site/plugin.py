@@ -21,7 +21,7 @@ from mkdocs.structure.files import File, Files
 
 from tfspeedlab.results.schema import RUNNERS, ResultsFileError
 from tfspeedlab.results.store import load_runner
-from tfspeedlab.site import charts, directives, simulator
+from tfspeedlab.site import charts, directives, simulator, views
 
 DIRECTIVE = re.compile(r"\{\{\s*(?P<name>[a-z_]+)(?P<args>[^{}]*)\}\}")
 
@@ -55,7 +55,7 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
                 for theme in charts.THEMES:
                     files.append(File.generated(
                         config, directives.chart_uri(runner, example, theme),
-                        content=charts.chart_svg(results, theme),
+                        content=views.chart_svg(results, theme),
                     ))
                 # Raw traces, downloadable for XProf/TensorBoard ({{ traces NAME }}).
                 for trace in directives.trace_files(self.results_root, runner, example):

@@ -42,7 +42,7 @@ def sweep_table(results: ResultsFile) -> Markdown:
     series_names = sweeps.modes(results)
     unit = select_unit(min(case.measurement.median_s for case in results.cases))
     series = {name: dict(sweeps.sweep(results, name)) for name in series_names}
-    reference = layout.reference if layout.reference in series else None
+    reference = layout.baseline if layout.baseline in series else None
     others = [name for name in series_names if name != reference] if reference else []
     header = [layout.parameter.replace("_", " "), *series_names, *(f"{name} vs {reference}" for name in others)]
     body = []
@@ -57,10 +57,10 @@ def sweep_table(results: ResultsFile) -> Markdown:
 def grid_table(results: ResultsFile) -> Markdown:
     """Rows × columns of median time per call, each with its ratio to the baseline row of its column."""
     grid = pivot(results)
-    baseline_row = grid.layout.baseline_row
+    baseline = grid.layout.baseline
     body = []
     for row in grid.row_values:
-        cells: list[object] = [bold(row) if row == baseline_row else row]
+        cells: list[object] = [bold(row) if row == baseline else row]
         for column in grid.column_values:
             case = grid.cells.get((row, column))
             if case is None:
@@ -69,7 +69,7 @@ def grid_table(results: ResultsFile) -> Markdown:
             m = case.measurement
             cell = format_time(m.median_s) + noisy_mark(m)
             base = grid.baseline(column)
-            if base is not None and row != baseline_row:
+            if base is not None and row != baseline:
                 cell += f" · {format_ratio(m.median_s / base.measurement.median_s)}"
             cells.append(cell)
         body.append(cells)
@@ -90,7 +90,7 @@ def op_layers_table(results: ResultsFile) -> Markdown:
         entry_rows.append([code(first.entry), *(format_time(row.total_s) + noisy_mark(row.source.measurement)
                                                 for row in (by_size[size][index] for size in sizes))])
     costs = {size: op_layers.layer_costs(results, size) for size in sizes}
-    labels: dict[str, object] = {top: join("API layer of ", code(top)) for top in roles.tops}
+    labels: dict[str, object] = {top: join("API layer of ", code(top)) for top in roles.top_entries}
     labels.update({"generated wrapper": "generated wrapper (Python)", "C++ eager runtime": "C++ eager runtime",
                    "kernel": "kernel (+ executor node)"})
     empty_call = italic(join("empty ", code("tf.function"), " call (subtracted, spread over the chain, "
@@ -199,7 +199,8 @@ def environment_table(all_results: list[ResultsFile]) -> Markdown:
 
 def _freshness(verdict: provenance.Freshness) -> Markdown:
     if verdict.fresh is False:
-        return join(bold("no"), ": ", code(verdict.changed), " in ", code(verdict.path), " changed after it was measured")
+        what = "is new since" if verdict.new else "changed since"
+        return join(bold("no"), ": ", code(verdict.changed), f" {what}, in ", code(verdict.path))
     return text(verdict.reason)
 
 

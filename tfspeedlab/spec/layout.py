@@ -33,8 +33,8 @@ class Sweep:
     parameter: str
     # The case parameter naming each line ("mode": eager, graph, xla).
     series: str = "mode"
-    # The line every other is compared with ("how many times faster than eager").
-    reference: str | None = None
+    # The series every other is compared with ("how many times faster than eager").
+    baseline: str | None = None
     # The cost model is fitted from the sweeps that say so: the one over "n_ops"
     # gives per-call and per-op costs, the one over "elements" per-element costs.
     fits_cost_model: bool = False
@@ -61,9 +61,9 @@ class Grid:
     rows: str
     columns: str
     # The row every other is compared with, within its column.
-    baseline_row: str | None = None
-    # What one timed call is, for axis titles ("time per step").
-    per: str = "step"
+    baseline: str | None = None
+    # What one timed call is, for axis titles: "time per step", "time per call".
+    time_per: str = "step"
     per_op: PerOp | None = None
 
 
@@ -71,14 +71,15 @@ class Grid:
 class OpLayers:
     """One op entered at each layer of the eager stack, at several tensor sizes.
 
-    Each entry point nests in the next: every ``tops`` entry ends in
+    The fields name the cases' ``entry`` values by role. Each entry point nests
+    in the next: every one of ``top_entries`` (the APIs a user calls) ends in
     ``wrapper``, which calls ``fast_path``, which ends in the kernel. The
-    kernel alone is timed as a chain in a graph (``kernel``), less an empty
-    graph call (``empty_call``) spread over the chain.
+    kernel alone is timed as a chain of the op in a graph (``kernel``), less an
+    empty graph call (``empty_call``) spread over the chain.
     """
 
     kind: ClassVar[str] = "op_layers"
-    tops: tuple[str, ...]
+    top_entries: tuple[str, ...]
     wrapper: str
     fast_path: str
     kernel: str
@@ -91,6 +92,17 @@ class OpLayers:
 
 Layout = Cases | Sweep | Grid | OpLayers
 LAYOUTS: dict[str, type] = {kind.kind: kind for kind in (Cases, Sweep, Grid, OpLayers)}
+
+
+def parameters_read(layout: Layout) -> list[str]:
+    """The case parameters a layout reads: every case must have them."""
+    if isinstance(layout, Sweep):
+        return [layout.parameter, layout.series]
+    if isinstance(layout, Grid):
+        return [layout.rows, layout.columns] + ([layout.per_op.op_by_op] if layout.per_op else [])
+    if isinstance(layout, OpLayers):
+        return [layout.entry, layout.size]
+    return []
 
 
 def to_record(layout: Layout) -> dict[str, Any]:
@@ -114,8 +126,8 @@ def from_record(record: Any) -> Layout:
     if kind is None:
         raise LayoutError(f"kind must be one of {sorted(LAYOUTS)}, found {record.get('kind')!r}")
     values = {name: value for name, value in record.items() if name != "kind"}
-    if isinstance(values.get("tops"), list):
-        values["tops"] = tuple(values["tops"])
+    if isinstance(values.get("top_entries"), list):
+        values["top_entries"] = tuple(values["top_entries"])
     if isinstance(values.get("per_op"), Mapping):
         values["per_op"] = _build(PerOp, values["per_op"], "per_op.")
     return _build(kind, values, "")

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tfspeedlab.spec.layout import Cases, Grid, Layout, OpLayers, Sweep
+from tfspeedlab.spec.layout import Cases, Layout, parameters_read
 
 
 class SkipExample(Exception):
@@ -103,10 +103,10 @@ class Workload:
             envs = {tuple(sorted(case.env.items())) for case in self.cases if case.process == name}
             if len(envs) > 1:
                 raise ValueError(f"workload {self.name!r}: cases of process {name!r} disagree on env")
-        missing = [case.label for case in self.cases if not set(_layout_parameters(self.layout)) <= set(case.params)]
+        missing = [case.label for case in self.cases if not set(parameters_read(self.layout)) <= set(case.params)]
         if missing:
             raise ValueError(f"workload {self.name!r}: its {type(self.layout).__name__} layout reads the case "
-                             f"parameters {_layout_parameters(self.layout)}, which cases {missing} lack")
+                             f"parameters {parameters_read(self.layout)}, which cases {missing} lack")
 
     @property
     def processes(self) -> list[str]:
@@ -116,14 +116,3 @@ class Workload:
             if case.process is not None and case.process not in seen:
                 seen.append(case.process)
         return seen
-
-
-def _layout_parameters(layout: Layout) -> list[str]:
-    """The case parameters a layout reads: every case must have them."""
-    if isinstance(layout, Sweep):
-        return [layout.parameter, layout.series]
-    if isinstance(layout, Grid):
-        return [layout.rows, layout.columns] + ([layout.per_op.op_by_op] if layout.per_op else [])
-    if isinstance(layout, OpLayers):
-        return [layout.entry, layout.size]
-    return []

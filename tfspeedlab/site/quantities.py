@@ -1,4 +1,4 @@
-"""Named figures derived from one results file, formatted for a sentence on a page.
+"""Named quantities of one results file (derived figures, recorded metrics), formatted for a sentence on a page.
 
 ``{{ derived op_chain break_even_ops }}`` on a page becomes the break-even op
 count computed from ``results/cpu/op_chain.json`` at build time.

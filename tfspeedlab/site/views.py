@@ -1,0 +1,33 @@
+"""The one place that picks how a results file is shown: its layout decides the table and the chart."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tfspeedlab.results.schema import ResultsFile
+from tfspeedlab.site import charts, tables
+from tfspeedlab.spec.layout import Grid, OpLayers, Sweep
+
+
+@dataclass(frozen=True)
+class View:
+    table: Callable[[ResultsFile], str]
+    chart: Callable[[ResultsFile, str], str]  # (results, theme name) → SVG
+
+
+def view_for(results: ResultsFile) -> View:
+    """Lines for a sweep, panels for a grid or op layers, stacked host layers for a profiled file, else bars."""
+    if isinstance(results.layout, Sweep):
+        return View(tables.sweep_table, charts.sweep_svg)
+    if isinstance(results.layout, OpLayers):
+        return View(tables.op_layers_table, charts.op_layers_svg)
+    if isinstance(results.layout, Grid):
+        return View(tables.grid_table, charts.grid_svg)
+    if charts.has_host_layers(results):
+        return View(tables.cases_table, charts.host_layers_svg)
+    return View(tables.cases_table, charts.time_per_call_svg)
+
+
+def chart_svg(results: ResultsFile, theme_name: str) -> str:
+    return view_for(results).chart(results, theme_name)
