@@ -52,8 +52,9 @@ def workload(quick=False):
         def metrics():
             return {"loss_start": start, "loss_end": loss_of(model)}
 
+        # Six processes in a full run, as for small_ops: halves of them are two re-runs.
         return tfspeedlab.Case(label, fn, args, {"mode": label},
-                               metrics=metrics, **options)
+                               metrics=metrics, rounds=None if quick else 6, **options)
 
     cases = []
     for mode in ("eager", "graph", "xla"):

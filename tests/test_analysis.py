@@ -69,7 +69,7 @@ def test_tracing_payback():
                        (CaseResult("eager", {}, eager), CaseResult("graph", {}, graph)))
     assert sweeps.tracing_payback_calls(base) == pytest.approx(9.0)
     swapped = ResultsFile(base.example, base.title, "cpu", True, {}, base.environment,
-                          (CaseResult("eager", {}, graph), CaseResult("graph", {}, base.case("eager").measurement)))
+                          (CaseResult("eager", {}, graph), CaseResult("graph", {}, eager)))
     assert math.isinf(sweeps.tracing_payback_calls(swapped))
 
 

@@ -117,7 +117,7 @@ def table_header(rendered: str) -> list[str]:
 
 def test_default_layout_renders_the_per_case_table(tmp_path):
     rendered = tabs(directives.render("results", ["demo"], context(tmp_path, synthetic_results())))["CPU"]
-    assert table_header(rendered) == ["Case", "Median per call", "Spread (IQR)", "First call", "Speed-up",
+    assert table_header(rendered) == ["Case", "Median per call", "Spread (IQR)", "First call", "Speed-up (95% interval)",
                                       "Calls × blocks"]
 
 

@@ -120,13 +120,13 @@ def test_refuses_everything_when_one_file_is_malformed(tmp_path):
     good = _tree(tmp_path / "good", _results(example="fine"))
     bad = _tree(tmp_path / "bad", _results())
     data = json.loads((bad / "cpu" / "demo.json").read_text())
-    data["cases"][0]["median_s"] = 123.0
+    data["cases"][0]["runs"][0]["median_s"] = 123.0
     (bad / "cpu" / "demo.json").write_text(json.dumps(data))
 
     message = _refused([good, bad], tmp_path / "into")
 
     assert "nothing was written" in message
-    assert f"{bad / 'cpu' / 'demo.json'}: field 'cases[0].median_s'" in message
+    assert f"{bad / 'cpu' / 'demo.json'}: field 'cases[0].runs[0].median_s'" in message
 
 
 def test_refuses_a_file_whose_runner_disagrees_with_its_folder(tmp_path):

@@ -1,74 +1,62 @@
-"""Pooling a case measured in several processes, and per-step samples of multi-step calls."""
+"""Runs kept per process: ``gather`` keeps every run; ``Timing`` reads typical time and both spreads."""
 
 import pytest
 
 from tfspeedlab.measure.measurement import Measurement, per_step
 from tfspeedlab.results.schema import CaseResult
-from tfspeedlab.run.isolation import pool
+from tfspeedlab.results.timing import Timing
+from tfspeedlab.run.isolation import gather
 
 
-def round_of(samples, calls, first, metrics, completion="test", tracing=None):
-    return CaseResult("graph", {"mode": "graph"}, Measurement(tuple(samples), calls, first, completion, tracing),
-                      metrics)
+def run(samples, calls=10, first=0.05):
+    return Measurement(tuple(samples), calls, first, "test")
 
 
-ROUNDS = [
-    round_of((1.0, 1.1, 1.2), 40, 9.0, {"loss_end": 0.5, "traces": 1.0}, "first process", 1),
-    round_of((2.0, 2.1), 25, 8.0, {"loss_end": 0.4}, "second process", 2),
-    round_of((3.0, 3.1, 3.2, 3.3), 30, 7.0, {"loss_end": 0.3, "peak_rss_bytes": 5.0}, "third process", 3),
-]
+# Three processes of one case: two fast, one that landed in a slow state.
+RUNS = (run([1.0e-3, 1.1e-3, 1.0e-3], 30, 0.050), run([1.05e-3, 1.0e-3, 1.1e-3], 25, 0.060),
+        run([2.0e-3, 2.1e-3, 2.0e-3], 30, 0.040))
+ROUNDS = [CaseResult("graph", {"mode": "graph"}, r, {"loss_end": 0.5 - i / 10}) for i, r in enumerate(RUNS)]
 
 
-def test_pooled_samples_are_every_process_s_blocks_in_order():
-    pooled = pool(ROUNDS)
-    assert pooled.measurement.samples_s == (1.0, 1.1, 1.2, 2.0, 2.1, 3.0, 3.1, 3.2, 3.3)
-    assert pooled.measurement.blocks == 9
-    # The median now spans the processes: the process-to-process spread shows.
-    assert pooled.measurement.median_s == 2.1
-    assert pooled.measurement.iqr_s > ROUNDS[0].measurement.iqr_s
+def test_gather_keeps_every_run_in_process_order_and_the_last_metrics():
+    gathered = gather(ROUNDS)
+    assert gathered.runs == RUNS
+    assert gathered.metrics == {"loss_end": 0.3}
+    assert gathered.params == {"mode": "graph"}
 
 
-def test_pooled_first_call_and_settings_come_from_the_first_process():
-    pooled = pool(ROUNDS)
-    # Only the first process's first call is a first call of that code on a fresh machine state.
-    assert pooled.measurement.first_call_s == 9.0
-    assert pooled.measurement.completion == "first process"
-    assert pooled.measurement.tracing_count == 1
-    assert (pooled.label, dict(pooled.params)) == ("graph", {"mode": "graph"})
+def test_timing_is_the_median_of_process_medians_not_of_pooled_blocks():
+    timing = Timing(RUNS)
+    # Pooled, the slow process would pull the median of nine blocks to 1.1 ms.
+    assert timing.median_s == pytest.approx(1.05e-3)
+    assert timing.first_call_s == pytest.approx(0.050)
+    assert timing.calls_per_block == 25 and timing.blocks == 9
+    assert len(timing.samples_s) == 9
 
 
-def test_pooled_calls_per_block_is_the_smallest():
-    assert pool(ROUNDS).measurement.calls_per_block == 25
-    assert pool([ROUNDS[0], ROUNDS[2]]).measurement.calls_per_block == 30
+def test_a_process_that_disagrees_shows_as_process_spread_and_noise():
+    timing = Timing(RUNS)
+    assert timing.process_spread == pytest.approx((2.0e-3 - 1.0e-3) / 1.05e-3)
+    assert timing.noisy and timing.spread == timing.process_spread
+    agreeing = Timing(RUNS[:2])
+    assert agreeing.process_spread == pytest.approx(0.05 / 1.025)
+    assert not agreeing.noisy
 
 
-def test_pooled_metrics_are_the_last_process_s_plus_the_process_count():
-    assert pool(ROUNDS).metrics == {"loss_end": 0.3, "peak_rss_bytes": 5.0, "processes": 3}
-    assert pool(ROUNDS[:2]).metrics == {"loss_end": 0.4, "processes": 2}
+def test_one_run_is_its_own_timing():
+    timing = Timing(RUNS[:1])
+    assert timing.median_s == RUNS[0].median_s and timing.quartiles_s == RUNS[0].quartiles_s
+    assert timing.process_spread == 0.0
 
 
-def test_pooling_leaves_the_rounds_untouched():
-    before = [(r.measurement, dict(r.metrics)) for r in ROUNDS]
-    pool(ROUNDS)
-    assert [(r.measurement, dict(r.metrics)) for r in ROUNDS] == before
+def test_a_case_given_one_measurement_has_one_run():
+    assert CaseResult("x", {}, RUNS[0]).runs == (RUNS[0],)
+    with pytest.raises(ValueError, match="no runs"):
+        CaseResult("x", {}, ())
 
 
-def test_a_single_round_is_returned_unchanged():
-    single = ROUNDS[1]
-    assert pool([single]) is single
-    assert "processes" not in pool([single]).metrics
-
-
-def test_per_step_divides_every_sample_but_not_the_first_call():
-    m = Measurement((2.0, 4.0, 6.0), 5, 30.0, "test", 1)
-    steps = per_step(m, 4)
-    assert steps.samples_s == (0.5, 1.0, 1.5)
-    assert steps.median_s == pytest.approx(m.median_s / 4)
-    assert steps.first_call_s == 30.0  # the first call is one event, tracing included
-    assert (steps.calls_per_block, steps.completion, steps.tracing_count) == (5, "test", 1)
-    assert m.samples_s == (2.0, 4.0, 6.0)
-
-
-def test_per_step_of_one_step_is_the_measurement_itself():
-    m = Measurement((2.0, 4.0), 5, 30.0, "test")
-    assert per_step(m, 1) is m
+def test_per_step_divides_the_samples_and_keeps_the_first_call_whole():
+    steps = per_step(RUNS[0], 10)
+    assert steps.samples_s == pytest.approx([1.0e-4, 1.1e-4, 1.0e-4])
+    assert steps.first_call_s == RUNS[0].first_call_s
+    assert per_step(RUNS[0], 1) is RUNS[0]

@@ -3,6 +3,7 @@ import json
 import pytest
 
 from conftest import synthetic_results
+from tfspeedlab.analysis import intervals
 from tfspeedlab.results.schema import ResultsFileError, to_dict
 from tfspeedlab.results.store import load_results, load_runner, write_json_atomic, write_results
 
@@ -23,7 +24,7 @@ def test_round_trip(tmp_path):
     assert path == tmp_path / "cpu" / "demo.json"
     loaded = load_results(path)
     assert loaded == original
-    assert loaded.speedup("eager", "graph") == pytest.approx(10.0)
+    assert intervals.speedup(loaded, "eager", "graph").value == pytest.approx(10.0)
 
 
 def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path):
@@ -45,9 +46,13 @@ def test_not_json_names_the_file(tmp_path):
 @pytest.mark.parametrize(
     "mutate, field",
     [
-        (lambda d: d["cases"][1].pop("samples_s"), "cases[1].samples_s"),
-        (lambda d: d["cases"][0].update(samples_s=[]), "cases[0].samples_s"),
-        (lambda d: d["cases"][0].update(calls_per_block="ten"), "cases[0].calls_per_block"),
+        (lambda d: d["cases"][1]["runs"][0].pop("samples_s"), "cases[1].runs[0].samples_s"),
+        (lambda d: d["cases"][0]["runs"][0].update(samples_s=[]), "cases[0].runs[0].samples_s"),
+        (lambda d: d["cases"][0]["runs"][0].update(calls_per_block="ten"), "cases[0].runs[0].calls_per_block"),
+        (lambda d: d["cases"][0]["runs"][0].update(first_call_s=-1), "cases[0].runs[0].first_call_s"),
+        (lambda d: d["cases"][0].update(runs=[]), "cases[0].runs"),
+        (lambda d: d["cases"][0].update(runs="one"), "cases[0].runs"),
+        (lambda d: d["cases"][0]["runs"].append("a run"), "cases[0].runs[1]"),
         (lambda d: d["environment"].pop("tensorflow"), "environment.tensorflow"),
         (lambda d: d.update(runner="tpu"), "runner"),
         (lambda d: d.update(baseline="nope"), "baseline"),
@@ -63,15 +68,18 @@ def test_malformed_file_error_names_file_and_field(tmp_path, mutate, field):
     assert str(path) in str(raised.value) and f"'{field}'" in str(raised.value)
 
 
-def test_old_schema_version_is_refused_with_advice(tmp_path):
-    path = written(tmp_path, lambda d: d.update(schema_version=0))
-    with pytest.raises(ResultsFileError, match="schema_version.*re-run"):
+@pytest.mark.parametrize("version", [0, 1, 2])
+def test_old_schema_version_is_refused_with_advice(tmp_path, version):
+    path = written(tmp_path, lambda d: d.update(schema_version=version))
+    with pytest.raises(ResultsFileError, match="schema_version.*re-run") as raised:
         load_results(path)
+    assert str(path) in str(raised.value)
 
 
 def test_hand_edited_statistic_is_refused(tmp_path):
-    path = written(tmp_path, lambda d: d["cases"][0].update(median_s=d["cases"][0]["median_s"] / 2))
-    with pytest.raises(ResultsFileError, match=r"cases\[0\].median_s.*derived from samples"):
+    run = lambda d: d["cases"][0]["runs"][0]  # noqa: E731
+    path = written(tmp_path, lambda d: run(d).update(median_s=run(d)["median_s"] / 2))
+    with pytest.raises(ResultsFileError, match=r"cases\[0\].runs\[0\].median_s.*derived from samples"):
         load_results(path)
 
 

@@ -5,7 +5,7 @@ import sys
 import pytest
 
 from conftest import REPO, site_results
-from tfspeedlab.analysis import op_layers
+from tfspeedlab.analysis import intervals, op_layers
 from tfspeedlab.results.schema import SCHEMA_VERSION
 from tfspeedlab.results.store import load_results
 from tfspeedlab.site import quantities
@@ -36,9 +36,9 @@ def test_page_shows_the_figures_of_the_results_file_it_was_built_from(built_site
         m = results.case(label).measurement
         assert format_time(m.median_s) in page  # the prose figures
         assert format_time(m.first_call_s) in page
-    assert format_ratio(results.speedup("eager", "graph")) in page
+    assert format_ratio(intervals.speedup(results, "eager", "graph").value) in page
     home = (built_site / "index.html").read_text()
-    assert format_ratio(results.speedup("eager", "graph")) in home
+    assert format_ratio(intervals.speedup(results, "eager", "graph").value) in home
 
 
 def test_missing_gpu_results_say_not_yet_measured(built_site):

@@ -1,4 +1,4 @@
-"""``tfspeedlab run | list | env``."""
+"""``tfspeedlab run | list | env | merge | compare``."""
 
 from __future__ import annotations
 
@@ -9,10 +9,14 @@ import sys
 import time
 from pathlib import Path
 
+from tfspeedlab.analysis.compare import CompareError, compare
+from tfspeedlab.analysis.summary import format_interval
 from tfspeedlab.results.merge import MergeError, merge_results
+from tfspeedlab.results.schema import ResultsFileError
 from tfspeedlab.run import catalog, machine
 from tfspeedlab.run.machine import RUNNER_CHOICES
 from tfspeedlab.run.worker import EXIT_NO_GPU, EXIT_SKIPPED
+from tfspeedlab.units import format_ratio, format_time
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -38,6 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--quick", action="store_true", help="shrunken workloads and budgets, as in CI")
     run.add_argument("--runner", choices=RUNNER_CHOICES, default="auto",
                      help="results folder to write: cpu hides any GPU; gpu refuses to run without one")
+    run.add_argument("--processes", type=_positive, metavar="N",
+                     help="fresh processes (runs) per case, where the example does not set its own "
+                          "(default: 3 for a full run, 1 with --quick)")
     run.add_argument("--out", type=Path, default=Path("results"),
                      help="results root; files go to OUT/<runner>/<example>.json (default: results)")
     run.set_defaults(handler=_run)
@@ -56,7 +63,21 @@ def _parser() -> argparse.ArgumentParser:
     merge.add_argument("--into", type=Path, required=True, metavar="DIR",
                        help="results root to merge into; nothing in it is deleted")
     merge.set_defaults(handler=_merge)
+
+    compare = commands.add_parser(
+        "compare", help="per case, how a new run differs from an old one, with a 95% interval (as benchstat)"
+    )
+    compare.add_argument("old", type=Path, metavar="OLD", help="a results file, a results root or one runner's folder")
+    compare.add_argument("new", type=Path, metavar="NEW", help="the same, for the run to compare with OLD")
+    compare.set_defaults(handler=_compare)
     return parser
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def _list(options: argparse.Namespace) -> int:
@@ -87,6 +108,28 @@ def _merge(options: argparse.Namespace) -> int:
     for path in report.ignored:
         print(f"ignored {path} (a failure record, not results)")
     print(f"{len(report.written)} written, {len(report.unchanged)} already up to date")
+    return 0
+
+
+def _compare(options: argparse.Namespace) -> int:
+    try:
+        changes = compare(options.old, options.new)
+    except (CompareError, ResultsFileError) as error:
+        print(f"tfspeedlab: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    rows = [("Case", "Old", "New", "New ÷ old [95% interval]", "Verdict")]
+    for change in changes:
+        rows.append((f"{change.runner}/{change.example} · {change.case}", format_time(change.old_s),
+                     format_time(change.new_s), f"{format_ratio(change.change.value)} [{format_interval(change.change)}]",
+                     change.verdict))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for index, row in enumerate(rows):
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+        if index == 0:
+            print("  ".join("-" * width for width in widths))
+    significant = sum(change.significant for change in changes)
+    print(f"\n{significant} of {len(changes)} cases differ significantly "
+          "(times: the 10th percentile of all blocks, every process pooled)")
     return 0
 
 
@@ -124,6 +167,8 @@ def _run_worker(script: catalog.ExampleScript, options: argparse.Namespace) -> i
                "--runner", options.runner, "--out", str(options.out)]
     if options.quick:
         command.append("--quick")
+    if options.processes:
+        command += ["--processes", str(options.processes)]
     # The child shares the terminal's process group, so Ctrl-C reaches it too;
     # wait for it to unwind before reporting, so no output interleaves.
     child = subprocess.Popen(command)

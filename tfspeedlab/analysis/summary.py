@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tfspeedlab.measure.measurement import Measurement
+from tfspeedlab.analysis import intervals
 from tfspeedlab.results.schema import ResultsFile
-from tfspeedlab.units import format_ratio, format_time, select_unit
+from tfspeedlab.results.timing import Timing
+from tfspeedlab.units import format_ratio, format_significant, format_time, select_unit
 
-COLUMNS = ("Case", "Median per call", "Spread (IQR)", "First call", "Speed-up", "Calls × blocks")
+COLUMNS = ("Case", "Median per call", "Spread (IQR)", "First call", "Speed-up (95% interval)", "Calls × blocks")
 
 
 @dataclass(frozen=True)
@@ -34,9 +35,11 @@ def rows(results: ResultsFile) -> list[Row]:
         m = case.measurement
         speedup = "—"
         if results.baseline is not None:
-            speedup = format_ratio(results.speedup(results.baseline, case.label))
             if case.label == results.baseline:
-                speedup += "\u00a0(baseline)"
+                speedup = "1×\u00a0(baseline)"
+            else:
+                found = intervals.speedup(results, results.baseline, case.label)
+                speedup = f"{format_ratio(found.value)} [{format_interval(found)}]"
         built.append(Row(
             case=case.label,
             median=format_time(m.median_s, unit) + noisy_mark(m),
@@ -49,13 +52,19 @@ def rows(results: ResultsFile) -> list[Row]:
     return built
 
 
-def noisy_mark(measurement: Measurement) -> str:
-    """`` (! 12%)`` after a noisy median: its IQR is a large share of it.
+def noisy_mark(measurement: Timing) -> str:
+    """`` (! 12%)`` after a noisy median: its spread within a process (IQR), or between processes, is a
+    large share of it.
 
     Non-breaking spaces: the mark must not wrap away from its figure.
     """
-    return f"\u00a0(!\u00a0{measurement.relative_iqr:.0%})" if measurement.noisy else ""
+    return f"\u00a0(!\u00a0{measurement.spread:.0%})" if measurement.noisy else ""
 
 
 def any_noisy(results: ResultsFile) -> bool:
     return any(case.measurement.noisy for case in results.cases)
+
+
+def format_interval(found: intervals.Ratio) -> str:
+    """``9.8–10.4×``: the interval of a ratio, three significant figures each end."""
+    return f"{format_significant(found.low, 3)}–{format_ratio(found.high)}"

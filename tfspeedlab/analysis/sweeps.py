@@ -9,8 +9,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from tfspeedlab.analysis import intervals
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.results.schema import ResultsFile
+from tfspeedlab.results.timing import Timing
 from tfspeedlab.spec.layout import Sweep
 
 # A gain below this is within what the spread of a 2-core runner can produce;
@@ -117,7 +119,7 @@ def op_costs(results: ResultsFile) -> OpCosts:
 def first_x_where_faster(results: ResultsFile, faster: str, slower: str) -> float | None:
     """Smallest swept value from which ``faster`` beats ``slower`` at every larger value."""
     pairs = zip(sweep(results, faster), sweep(results, slower))
-    return holds_from([(x, fast.median_s < slow.median_s) for (x, fast), (_, slow) in pairs])
+    return holds_from([(x, _speedup(fast, slow, x).above_one) for (x, fast), (_, slow) in pairs])
 
 
 def holds_from(points: list[tuple[float, bool]]) -> float | None:
@@ -130,24 +132,28 @@ def holds_from(points: list[tuple[float, bool]]) -> float | None:
     return answer
 
 
+def _speedup(fast: Timing, slow: Timing, x: float) -> intervals.Ratio:
+    return intervals.ratio(slow.runs, fast.runs, f"sweep|{x}")
+
+
 def gains(results: ResultsFile, faster: str = "graph", slower: str = "eager") -> list[tuple[float, float]]:
     """(x, speed-up − 1) along the sweep: 0.25 means 25% faster."""
-    return [(x, slow.median_s / fast.median_s - 1.0)
+    return [(x, _speedup(fast, slow, x).value - 1.0)
             for (x, fast), (_, slow) in zip(sweep(results, faster), sweep(results, slower))]
 
 
-def clearly_faster(fast: Measurement, slow: Measurement, margin: float = NEGLIGIBLE_GAIN) -> bool:
-    """``fast`` beats ``slow`` by ``margin`` even comparing its slow quartile with the other's fast one.
+def clearly_faster(fast: Timing, slow: Timing, margin: float = NEGLIGIBLE_GAIN, x: float = 0) -> bool:
+    """``fast`` beats ``slow`` by ``margin`` over the whole interval of the speed-up.
 
-    A gain that fits inside the spread of the two measurements is not a gain.
+    A gain that fits inside the noise of the two measurements is not a gain.
     """
-    return slow.quartiles_s[0] >= fast.quartiles_s[1] * (1.0 + margin)
+    return _speedup(fast, slow, x).low >= 1.0 + margin
 
 
 def clear_gain_points(results: ResultsFile, faster: str = "graph", slower: str = "eager") -> list[float]:
     """Swept values where ``faster`` clearly (see ``clearly_faster``) beats ``slower``."""
     return [x for (x, fast), (_, slow) in zip(sweep(results, faster), sweep(results, slower))
-            if clearly_faster(fast, slow)]
+            if clearly_faster(fast, slow, x=x)]
 
 
 def gain_fades_at(results: ResultsFile) -> float | None:
@@ -179,5 +185,9 @@ def tracing_payback_calls(results: ResultsFile, traced: str = "graph", eager: st
 
 
 def difference_fades_at(results: ResultsFile, threshold: float = NEGLIGIBLE_GAIN) -> float | None:
-    """Smallest swept value from which eager and graph differ by less than ``threshold`` either way."""
-    return holds_from([(x, abs(gain) < threshold) for x, gain in gains(results)])
+    """Smallest swept value from which eager and graph differ by less than ``threshold`` either way,
+    over the whole interval of the speed-up."""
+    pairs = zip(sweep(results, "graph"), sweep(results, "eager"))
+    inside = [(x, 1 / (1 + threshold) < found.low and found.high < 1 + threshold)
+              for (x, fast), (_, slow) in pairs for found in [_speedup(fast, slow, x)]]
+    return holds_from(inside)

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tfspeedlab.analysis import intervals
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.spec.layout import Sweep
 
-# XLA is called a win or a loss only beyond this ratio against the plain graph;
-# closer than that is within the spread a shared 2-core runner produces.
-XLA_VERDICT_MARGIN = 1.10
 GRAPH, XLA = "graph", "xla"
 
 
@@ -22,19 +20,14 @@ class XlaPair:
     xla_s: float
     graph_first_s: float
     xla_first_s: float
-
-    @property
-    def speedup(self) -> float:
-        """Graph over XLA: above 1, XLA is faster."""
-        return self.graph_s / self.xla_s
+    # Graph's time over XLA's: above 1, XLA is faster.
+    speedup: intervals.Ratio
 
     @property
     def verdict(self) -> str:
-        if self.speedup >= XLA_VERDICT_MARGIN:
-            return "XLA faster"
-        if self.speedup <= 1 / XLA_VERDICT_MARGIN:
-            return "XLA slower"
-        return "no clear difference"
+        """A win or a loss only when the whole interval of the speed-up says so."""
+        return {"faster": "XLA faster", "slower": "XLA slower"}.get(intervals.verdict(self.speedup),
+                                                                    "no clear difference")
 
 
 def xla_pairs(results: ResultsFile) -> list[XlaPair]:
@@ -52,5 +45,6 @@ def xla_pairs(results: ResultsFile) -> list[XlaPair]:
         if {GRAPH, XLA} <= pair.keys():
             label = "—" if key is None else f"{swept.replace('_', ' ')} {key}"
             graph, xla = pair[GRAPH], pair[XLA]
-            pairs.append(XlaPair(label, graph.median_s, xla.median_s, graph.first_call_s, xla.first_call_s))
+            pairs.append(XlaPair(label, graph.median_s, xla.median_s, graph.first_call_s, xla.first_call_s,
+                                 intervals.ratio(graph.runs, xla.runs, f"{results.example}|xla|{label}")))
     return pairs

@@ -11,6 +11,9 @@ The procedure follows the best harnesses (``torch.utils.benchmark``'s
 4. time blocks until the budget is spent (at least ``MIN_BLOCKS``), garbage
    collection off, completion forced before each clock read;
 5. refuse the result if a watched ``tf.function`` traced again meanwhile.
+
+``bench_interleaved`` does steps 1–3 for several calls, then times their
+blocks in turn, so that what the machine does meanwhile falls on all alike.
 """
 
 from __future__ import annotations
@@ -25,9 +28,10 @@ from typing import Any
 from tfspeedlab.measure import completion
 from tfspeedlab.measure.measurement import Measurement
 
-# Blocks the budget is split into: enough for a median and quartiles that mean
-# something, few enough that each block is long against clock overhead.
-TARGET_BLOCKS = 10
+# Blocks the budget is split into: enough for a median, quartiles and a 10th
+# percentile (the second-fastest block) that mean something, few enough that
+# each block is long against clock overhead.
+TARGET_BLOCKS = 20
 MIN_BLOCKS = 5
 # Above this many blocks the statistics stop improving; stop early rather than
 # spin on a very fast function.
@@ -67,54 +71,87 @@ def bench(
         watch: ``tf.function`` objects that must not retrace while timed, in
             addition to ``fn`` itself (for a plain function that calls them).
     """
-    if budget_s <= 0:
-        raise ValueError("budget_s must be positive")
-    for name, value in (("number", number), ("repeat", repeat)):
-        if value is not None and value < 1:
-            raise ValueError(f"{name} must be at least 1, got {value}")
-
-    guarded = [f for f in (fn, *watch) if hasattr(f, "experimental_get_tracing_count")]
-    sync = completion.device_sync() if force_completion else None
-    finish = functools.partial(_finish, sync=sync) if force_completion else _ignore
-
-    start = time.perf_counter()
-    output = fn(*args)
-    tensor_count = completion.materialize(output)
-    if sync:
-        sync()
-    first_call_s = time.perf_counter() - start
-
-    for _ in range(warmup):
-        finish(fn(*args))
-    traces_before = [f.experimental_get_tracing_count() for f in guarded]
-
-    def block(calls: int) -> float:
-        return _time_block(fn, args, calls, finish, sync_every_call)
-
-    if number is None:
-        number = _calibrate(block, max(budget_s / TARGET_BLOCKS, MIN_BLOCK_S))
-
-    samples = []
+    if repeat is not None and repeat < 1:
+        raise ValueError(f"repeat must be at least 1, got {repeat}")
+    timed = TimedCall(fn, args, budget_s=budget_s, number=number, warmup=warmup,
+                      sync_every_call=sync_every_call, force_completion=force_completion, watch=watch)
     timed_start = time.perf_counter()
     while True:
-        samples.append(block(number) / number)
+        timed.time_block()
         if repeat is not None:
-            if len(samples) == repeat:
+            if len(timed.samples) == repeat:
                 break
-        elif len(samples) >= MAX_BLOCKS or (
-            len(samples) >= MIN_BLOCKS and time.perf_counter() - timed_start >= budget_s
-        ):
+        elif timed.enough(time.perf_counter() - timed_start):
             break
+    return timed.result()
 
-    _check_no_retracing(guarded, traces_before)
-    return Measurement(
-        samples_s=tuple(samples),
-        calls_per_block=number,
-        first_call_s=first_call_s,
-        completion=completion.describe(tensor_count, sync is not None) if force_completion
-        else "none: results were not forced to complete (a demonstration of the wrong way)",
-        tracing_count=guarded[0].experimental_get_tracing_count() if guarded and guarded[0] is fn else None,
-    )
+
+def bench_interleaved(calls: list[TimedCall]) -> list[Measurement]:
+    """Time several prepared calls block by block in turn (A B C A B C …), so that a burst of
+    load from other processes, or a slow drift of the machine, hits every call alike."""
+    timed_start = time.perf_counter()
+    budget_s = sum(call.budget_s for call in calls)
+    while True:
+        for call in calls:
+            call.time_block()
+        elapsed = time.perf_counter() - timed_start
+        if all(len(call.samples) >= MAX_BLOCKS for call in calls) or (
+                all(len(call.samples) >= MIN_BLOCKS for call in calls) and elapsed >= budget_s):
+            break
+    return [call.result() for call in calls]
+
+
+class TimedCall:
+    """One callable made ready to time: first call timed, warmed up, calibrated; then block by block."""
+
+    def __init__(self, fn: Callable[..., Any], args: tuple, *, budget_s: float = 1.0, number: int | None = None,
+                 warmup: int = 1, sync_every_call: bool = False, force_completion: bool = True,
+                 watch: Iterable[Any] = ()) -> None:
+        if budget_s <= 0:
+            raise ValueError("budget_s must be positive")
+        if number is not None and number < 1:
+            raise ValueError(f"number must be at least 1, got {number}")
+        self.fn, self.args, self.budget_s = fn, args, budget_s
+        self.sync_every_call, self.force_completion = sync_every_call, force_completion
+        self.guarded = [f for f in (fn, *watch) if hasattr(f, "experimental_get_tracing_count")]
+        self.sync = completion.device_sync() if force_completion else None
+        self.finish = functools.partial(_finish, sync=self.sync) if force_completion else _ignore
+
+        start = time.perf_counter()
+        output = fn(*args)
+        self.tensor_count = completion.materialize(output)
+        if self.sync:
+            self.sync()
+        self.first_call_s = time.perf_counter() - start
+
+        for _ in range(warmup):
+            self.finish(fn(*args))
+        self.traces_before = [f.experimental_get_tracing_count() for f in self.guarded]
+        self.number = number or _calibrate(self._block, max(budget_s / TARGET_BLOCKS, MIN_BLOCK_S))
+        self.samples: list[float] = []
+
+    def _block(self, calls: int) -> float:
+        return _time_block(self.fn, self.args, calls, self.finish, self.sync_every_call)
+
+    def time_block(self) -> None:
+        self.samples.append(self._block(self.number) / self.number)
+
+    def enough(self, elapsed_s: float) -> bool:
+        """Stop after MAX_BLOCKS, or once the budget is spent and MIN_BLOCKS are in."""
+        return len(self.samples) >= MAX_BLOCKS or (len(self.samples) >= MIN_BLOCKS and elapsed_s >= self.budget_s)
+
+    def result(self) -> Measurement:
+        _check_no_retracing(self.guarded, self.traces_before)
+        fn = self.fn
+        return Measurement(
+            samples_s=tuple(self.samples),
+            calls_per_block=self.number,
+            first_call_s=self.first_call_s,
+            completion=completion.describe(self.tensor_count, self.sync is not None) if self.force_completion
+            else "none: results were not forced to complete (a demonstration of the wrong way)",
+            tracing_count=self.guarded[0].experimental_get_tracing_count()
+            if self.guarded and self.guarded[0] is fn else None,
+        )
 
 
 def _finish(output: Any, sync: Callable[[], None] | None) -> None:

@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from tfspeedlab.measure.measurement import Measurement
+from tfspeedlab.results.timing import Timing
 from tfspeedlab.spec.layout import Cases, Layout, LayoutError, from_record, parameters_read, to_record
 
 SCHEMA = "tfspeedlab.results"
 # 2: the page layout is a typed record ("layout"), no longer keys among the params.
-SCHEMA_VERSION = 2
+# 3: each case keeps its runs, one per process, each with its own samples and first call.
+SCHEMA_VERSION = 3
 FAILURE_SCHEMA = "tfspeedlab.failure"
 FAILURE_SUFFIX = ".failed.json"
 RUNNERS = ("cpu", "gpu")
@@ -47,11 +49,24 @@ class ResultsFileError(ValueError):
 
 @dataclass(frozen=True)
 class CaseResult:
+    """One case: its runs, one per fresh process it was timed in, and its other measured quantities."""
+
     label: str
     params: Mapping[str, Any]
-    measurement: Measurement
+    runs: tuple[Measurement, ...]
     # Measured quantities other than time: tracing counts, loss change, memory.
     metrics: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.runs, Measurement):  # one run, given as it is
+            object.__setattr__(self, "runs", (self.runs,))
+        if not self.runs:
+            raise ValueError(f"case {self.label!r} has no runs")
+
+    @property
+    def measurement(self) -> Timing:
+        """The runs together: typical time and spreads (see ``Timing``)."""
+        return Timing(tuple(self.runs))
 
 
 @dataclass(frozen=True)
@@ -74,10 +89,6 @@ class ResultsFile:
         where = f" in {self.source}" if self.source else ""
         raise KeyError(f"no case {label!r}{where}; cases are {[c.label for c in self.cases]}")
 
-    def speedup(self, slower: str, faster: str) -> float:
-        """How many times faster ``faster`` is than ``slower`` (ratio of medians)."""
-        return self.case(slower).measurement.median_s / self.case(faster).measurement.median_s
-
 
 
 def to_dict(results: ResultsFile) -> dict[str, Any]:
@@ -97,11 +108,16 @@ def to_dict(results: ResultsFile) -> dict[str, Any]:
 
 
 def _case_to_dict(case: CaseResult) -> dict[str, Any]:
-    m = case.measurement
     return {
         "label": case.label,
         "params": dict(case.params),
         "metrics": dict(case.metrics),
+        "runs": [_run_to_dict(run) for run in case.runs],
+    }
+
+
+def _run_to_dict(m: Measurement) -> dict[str, Any]:
+    return {
         # Statistics are stored for people reading the file; loading recomputes
         # them from the samples and refuses a file where they disagree.
         "median_s": m.median_s,
@@ -171,6 +187,25 @@ def from_dict(data: Any, path: Path | str) -> ResultsFile:
 def _case_from_dict(reader: _FieldReader, raw: Any, prefix: str) -> CaseResult:
     if not isinstance(raw, dict):
         raise ResultsFileError(reader.path, prefix.rstrip("."), "must be a JSON object")
+    raw_runs = reader.get(raw, "runs", list, prefix)
+    if not raw_runs:
+        raise ResultsFileError(reader.path, prefix + "runs", "is empty: a case needs at least one run")
+    runs = tuple(_run_from_dict(reader, run, f"{prefix}runs[{index}].") for index, run in enumerate(raw_runs))
+    metrics = reader.get(raw, "metrics", dict, prefix)
+    for name, value in metrics.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ResultsFileError(reader.path, f"{prefix}metrics.{name}", "must be a finite number")
+    return CaseResult(
+        label=reader.get(raw, "label", str, prefix),
+        params=reader.get(raw, "params", dict, prefix),
+        runs=runs,
+        metrics=metrics,
+    )
+
+
+def _run_from_dict(reader: _FieldReader, raw: Any, prefix: str) -> Measurement:
+    if not isinstance(raw, dict):
+        raise ResultsFileError(reader.path, prefix.rstrip("."), "must be a JSON object")
     samples = reader.get(raw, "samples_s", list, prefix)
     if not samples or not all(_is_positive_number(s) for s in samples):
         raise ResultsFileError(reader.path, prefix + "samples_s", "must be a non-empty list of positive numbers")
@@ -195,16 +230,7 @@ def _case_from_dict(reader: _FieldReader, raw: Any, prefix: str) -> CaseResult:
                 f"is {stored!r} but its samples give {getattr(measurement, stat)!r}; "
                 "statistics are derived from samples and must not be edited by hand",
             )
-    metrics = reader.get(raw, "metrics", dict, prefix)
-    for name, value in metrics.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ResultsFileError(reader.path, f"{prefix}metrics.{name}", "must be a finite number")
-    return CaseResult(
-        label=reader.get(raw, "label", str, prefix),
-        params=reader.get(raw, "params", dict, prefix),
-        measurement=measurement,
-        metrics=metrics,
-    )
+    return measurement
 
 
 def _is_positive_number(value: Any) -> bool:

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable
 
 from tfspeedlab.measure.measurement import per_step
-from tfspeedlab.measure.timer import bench
+from tfspeedlab.measure.timer import TimedCall, bench, bench_interleaved
 from tfspeedlab.results.schema import CaseResult, ResultsFile
 from tfspeedlab.run import machine
 from tfspeedlab.spec.workload import Case, Workload
@@ -22,25 +22,41 @@ def run_workload(
     runner: str,
     quick: bool,
     progress: Callable[[str], None] = print_progress,
-    only_process: str | None = None,
+    group: str | None = None,
     round_number: int = 1,
+    default_rounds: int = 1,
 ) -> ResultsFile:
-    """Time the cases (those of one process group and round, if given) in this process."""
+    """Time, in this process, the cases of one group (``None``: the cases with no process of
+    their own) that take part in this round; each case's result is one run.
+
+    Cases with default timing options are timed together, block by block in
+    turn; a case with its own ``bench_options`` is timed alone after them.
+    """
     selected = [case for case in workload.cases
-                if (only_process is None or case.process == only_process) and case.rounds >= round_number]
-    cases = []
+                if case.process == group and (case.rounds or default_rounds) >= round_number]
+    prepared = {}
     for index, case in enumerate(selected, start=1):
-        progress(f"  {workload.name} · {case.label}  ({index}/{len(selected)}) …")
-        prepared = case.prepare()
-        options = {"budget_s": workload.budget_s, "watch": prepared.watch, **case.bench_options}
-        measurement = per_step(bench(prepared.fn, *prepared.args, **options), case.steps_per_call)
-        metrics = dict(prepared.metrics()) if prepared.metrics else {}
+        progress(f"  {workload.name} · {case.label}  ({index}/{len(selected)}) warming up …")
+        prepared[case.label] = case.prepare()
+    together = [case for case in selected if not case.bench_options]
+    calls = [TimedCall(prepared[case.label].fn, prepared[case.label].args, budget_s=workload.budget_s,
+                       watch=prepared[case.label].watch) for case in together]
+    measured = dict(zip((case.label for case in together), bench_interleaved(calls) if calls else []))
+    for case in selected:
+        if case.label not in measured:
+            setup = prepared[case.label]
+            options = {"budget_s": workload.budget_s, "watch": setup.watch, **case.bench_options}
+            measured[case.label] = bench(setup.fn, *setup.args, **options)
+    cases = []
+    for case in selected:
+        measurement = per_step(measured[case.label], case.steps_per_call)
+        metrics = dict(prepared[case.label].metrics()) if prepared[case.label].metrics else {}
         progress(
             f"  {workload.name} · {case.label}  {format_time(measurement.median_s)} per call "
             f"({measurement.calls_per_block} calls × {measurement.blocks} blocks)"
             + (f" {metrics}" if metrics else "")
         )
-        cases.append(CaseResult(case.label, case_params(case), measurement, metrics))
+        cases.append(CaseResult(case.label, case_params(case), (measurement,), metrics))
     return assemble(workload, runner, quick, cases)
 
 
@@ -50,8 +66,6 @@ def case_params(case: Case) -> dict:
         params["steps_per_call"] = case.steps_per_call
     if case.env:
         params["env"] = dict(case.env)
-    if case.rounds != 1:
-        params["rounds"] = case.rounds
     return params
 
 

@@ -1,15 +1,18 @@
-"""Measure a workload: in this process, or each process group in a fresh Python process.
+"""Measure a workload in fresh Python processes, several per case, and keep each process's run.
 
-TensorFlow fixes some choices for the life of a process: eager or TF1-style
-graph execution, which Keras ``tf.keras`` is, its thread pools. A workload
-that compares such choices puts each in its own ``process`` group; every group
-runs in a child (``python -m tfspeedlab.run.worker --process NAME``) that writes
+Two processes of the same code can differ by 10% or more (thread placement,
+memory layout, what else the machine does), so a case is timed in several
+fresh processes — pyperf's model — and every run is kept. TensorFlow also
+fixes some choices for the life of a process (eager or TF1-style graph
+execution, which Keras ``tf.keras`` is, its thread pools): a workload that
+compares such choices puts each in its own ``process`` group. Each round runs
+every group once, in turn (A B C A B C …), so that drift of the machine falls
+on all of them alike; each child (``python -m tfspeedlab.run.worker``) writes
 its cases to a partial results file.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import subprocess
 import sys
@@ -21,60 +24,70 @@ from tfspeedlab.results.store import load_results
 from tfspeedlab.run.cases import assemble, run_workload
 from tfspeedlab.spec.workload import Workload
 
+# Fresh processes per case (runs) when a case does not say: chosen by the
+# experiment on "How to time TensorFlow fairly" — three full runs bring the
+# speed-ups within a few percent of each other; a quick run is a smoke test.
+PROCESSES_FULL = 3
+PROCESSES_QUICK = 1
+
 
 class ProcessGroupError(RuntimeError):
     """A process group's child exited with an error; its output says why."""
 
 
-def run_in_processes(script: Path, workload: Workload, runner: str, quick: bool) -> ResultsFile:
-    """Every process group in a child of its own, round after round; blocks of all rounds pooled."""
-    rounds_needed = max(case.rounds for case in workload.cases)
-    by_label: dict[str, list[CaseResult]] = {}
+def default_rounds(quick: bool) -> int:
+    return PROCESSES_QUICK if quick else PROCESSES_FULL
+
+
+def run_in_processes(script: Path, workload: Workload, runner: str, quick: bool,
+                     processes: int | None = None) -> ResultsFile:
+    """Every group in a fresh child process, round after round (A B C A B C …); each run kept.
+
+    ``processes`` overrides the default number of runs for cases that do not set their own.
+    """
+    fallback = processes or default_rounds(quick)
+    rounds_needed = max(case.rounds or fallback for case in workload.cases)
+    groups = workload.groups
+    runs: dict[str, list[CaseResult]] = {}
     with tempfile.TemporaryDirectory(prefix="tfspeedlab-") as scratch:
         for round_number in range(1, rounds_needed + 1):
-            for index, group in enumerate(workload.processes, start=1):
-                members = [c for c in workload.cases if c.process == group and c.rounds >= round_number]
+            for index, group in enumerate(groups, start=1):
+                members = [c for c in workload.cases if c.process == group and (c.rounds or fallback) >= round_number]
                 if not members:
                     continue
                 partial = Path(scratch) / f"round-{round_number}-group-{index}.json"
                 print(f"  {workload.name}: round {round_number}/{rounds_needed}, process "
-                      f"{index}/{len(workload.processes)} — {group}", file=sys.stderr, flush=True)
-                _run_child(script, runner, quick, group, round_number, partial, members[0].env)
+                      f"{index}/{len(groups)}{f' — {group}' if group else ''}", file=sys.stderr, flush=True)
+                _run_child(script, runner, quick, group, round_number, partial, members[0].env, fallback)
                 for case in load_results(partial).cases:
-                    by_label.setdefault(case.label, []).append(case)
-    return assemble(workload, runner, quick, [pool(by_label[case.label]) for case in workload.cases])
+                    runs.setdefault(case.label, []).append(case)
+    return assemble(workload, runner, quick, [gather(runs[case.label]) for case in workload.cases])
 
 
-def _run_child(script: Path, runner: str, quick: bool, group: str, round_number: int, partial: Path,
-               env: dict) -> None:
-    command = [sys.executable, "-m", "tfspeedlab.run.worker", str(script), "--runner", runner, "--process", group,
-               "--round", str(round_number), "--partial", str(partial)] + (["--quick"] if quick else [])
+def _run_child(script: Path, runner: str, quick: bool, group: str | None, round_number: int, partial: Path,
+               env: dict, processes: int) -> None:
+    command = [sys.executable, "-m", "tfspeedlab.run.worker", str(script), "--runner", runner,
+               "--round", str(round_number), "--partial", str(partial), "--processes", str(processes)]
+    command += (["--process", group] if group is not None else []) + (["--quick"] if quick else [])
     completed = subprocess.run(command, env={**os.environ, **env})
     if completed.returncode != 0:
-        raise ProcessGroupError(f"process group {group!r} (round {round_number}) exited with {completed.returncode}")
+        raise ProcessGroupError(f"process {group or 'of all cases'!r} (round {round_number}) "
+                                f"exited with {completed.returncode}")
 
 
-def pool(rounds: list[CaseResult]) -> CaseResult:
-    """One case measured in several processes: all their blocks, the first process's first call.
-
-    Pooling keeps the process-to-process spread in the IQR, where a reader
-    can see it, instead of hiding it behind one lucky or unlucky process.
-    """
+def gather(rounds: list[CaseResult]) -> CaseResult:
+    """One case from the processes it ran in: every run kept, in order; metrics of the last run."""
     first = rounds[0]
-    if len(rounds) == 1:
-        return first
-    measurement = dataclasses.replace(
-        first.measurement,
-        samples_s=tuple(s for r in rounds for s in r.measurement.samples_s),
-        calls_per_block=min(r.measurement.calls_per_block for r in rounds),
-    )
-    metrics = dict(rounds[-1].metrics)
-    metrics["processes"] = len(rounds)
-    return CaseResult(first.label, first.params, measurement, metrics)
+    return CaseResult(first.label, first.params, tuple(run for r in rounds for run in r.runs), dict(rounds[-1].metrics))
 
 
-def measure(script: Path, workload: Workload, runner: str, quick: bool) -> ResultsFile:
-    """All of a workload's cases: here, or one fresh process per process group."""
-    if workload.processes:
-        return run_in_processes(script, workload, runner, quick)
-    return run_workload(workload, runner, quick)
+def measure(script: Path, workload: Workload, runner: str, quick: bool, processes: int | None = None) -> ResultsFile:
+    """All of a workload's cases, each in its own fresh processes, runs kept apart.
+
+    Called in a fresh process already (the worker): a workload that needs one
+    run of everything together takes it here, without starting another.
+    """
+    fallback = processes or default_rounds(quick)
+    if not workload.processes and all((case.rounds or fallback) == 1 for case in workload.cases):
+        return run_workload(workload, runner, quick, default_rounds=1)
+    return run_in_processes(script, workload, runner, quick, processes)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tfspeedlab.results import artifacts
 from tfspeedlab.results.store import write_results
+from tfspeedlab.run.cases import run_workload
 from tfspeedlab.run.isolation import measure
 from tfspeedlab.run.machine import resolve_runner
 from tfspeedlab.run.report import text_table
@@ -32,7 +33,9 @@ def main(build: Callable[..., Workload], argv: list[str] | None = None) -> None:
     script = Path(sys.modules[build.__module__].__file__)
     staging = artifacts.start_staging(options.out) if options.out else None
     try:
-        results = measure(script, workload, runner, options.quick)
+        # One run in this process (a notebook, a quick look), unless the workload needs processes of its own.
+        results = (measure(script, workload, runner, options.quick) if workload.processes
+                   else run_workload(workload, runner, options.quick))
         print(f"\n{results.title} — runner: {runner}, TensorFlow {results.environment['tensorflow']}\n")
         print(text_table(results))
         if options.out:

@@ -19,7 +19,7 @@ from tfspeedlab.results.schema import to_dict
 from tfspeedlab.results.store import write_failure, write_json_atomic, write_results
 from tfspeedlab.run import catalog, machine
 from tfspeedlab.run.cases import run_workload
-from tfspeedlab.run.isolation import measure
+from tfspeedlab.run.isolation import default_rounds, measure
 from tfspeedlab.run.machine import (
     RUNNER_CHOICES,
     NoGPUError,
@@ -39,12 +39,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runner", choices=RUNNER_CHOICES, default="auto")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--process", help="run only this process group's cases (set by the harness)")
-    parser.add_argument("--partial", type=Path, help="with --process: write those cases here")
-    parser.add_argument("--round", type=int, default=1, help="with --process: which round (set by the harness)")
+    parser.add_argument("--partial", type=Path,
+                        help="time one round of one group in this process and write its cases here (set by the harness)")
+    parser.add_argument("--process", help="with --partial: the group (default: the cases with no process of their own)")
+    parser.add_argument("--round", type=int, default=1, help="with --partial: which round")
+    parser.add_argument("--processes", type=int, help="runs per case, for cases that do not set their own")
     options = parser.parse_args(argv)
-    if (options.process is None) == (options.out is None) or (options.process is None) != (options.partial is None):
-        parser.error("give --out, or --process with --partial")
+    if (options.partial is None) == (options.out is None) or (options.process is not None and options.partial is None):
+        parser.error("give --out, or --partial (with --process for a named group)")
 
     script = catalog.ExampleScript(options.path.stem, options.path)
     # TensorFlow's INFO lines drown the progress display; warnings still show.
@@ -55,10 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     except NoGPUError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_NO_GPU
-    if options.process:
+    if options.partial:
         workload = script.load().workload(quick=options.quick)
-        partial = run_workload(workload, runner, options.quick, only_process=options.process,
-                               round_number=options.round)
+        partial = run_workload(workload, runner, options.quick, group=options.process, round_number=options.round,
+                               default_rounds=options.processes or default_rounds(options.quick))
         write_json_atomic(options.partial, to_dict(partial))
         return 0
     staging = artifacts.start_staging(options.out)
@@ -66,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         workload = script.load().workload(quick=options.quick)
         if workload.name != script.name:
             raise ValueError(f"{script.path} builds a workload named {workload.name!r}; it must be {script.name!r}")
-        results = measure(script.path, workload, runner, options.quick)
+        results = measure(script.path, workload, runner, options.quick, options.processes)
         path = write_results(results, options.out)
         artifacts.publish(staging, options.out, runner, script.name)
     except SkipExample as reason:

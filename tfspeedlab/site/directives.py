@@ -59,8 +59,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tfspeedlab.analysis import cost_model, dispatch, op_layers
-from tfspeedlab.analysis.summary import any_noisy
+from tfspeedlab.analysis import cost_model, dispatch, intervals, op_layers
+from tfspeedlab.analysis.summary import any_noisy, format_interval
 from tfspeedlab.analysis.xla import xla_pairs
 from tfspeedlab.results import artifacts
 from tfspeedlab.results.schema import RUNNERS, ResultsFile
@@ -186,11 +186,19 @@ def _runner_block(context: Context, runner: str, example: str) -> str:
     parts.append(view_for(results).table(results))
     if any_noisy(results):
         parts.append(templating.render("noisy_note.md.j2"))
+    if _shows_ratios(results):
+        parts.append(templating.render("speedup_note.md.j2",
+                                       why=context.relative("fair-timing.md") + "#which-number-reproduces"))
     for theme in charts.THEMES:
         target = context.relative(chart_uri(runner, example, theme))
         parts.append(f"![{markdown.text(results.title)}, time per call on {runner}]({target}#only-{theme})")
     parts.append(_provenance(context, results, runner, example))
     return "\n\n".join(parts) + "\n"
+
+
+def _shows_ratios(results: ResultsFile) -> bool:
+    """Whether the table of this file has speed-up columns (against a baseline case, series or row)."""
+    return results.baseline is not None or getattr(results.layout, "baseline", None) is not None
 
 
 def _source_note(context: Context, runner: str) -> str | None:
@@ -252,6 +260,11 @@ def _dispatch_table(context: Context, example: str) -> str:
     return context.example_tabs(example, tables.dispatch_table)
 
 
+def _estimators(context: Context, example: str, slower: str, faster: str) -> str:
+    """The estimator experiment: each candidate's speed-up per process and between halves of the processes."""
+    return context.example_tabs(example, lambda results: tables.estimator_table(results, slower, faster))
+
+
 def _xla_summary(context: Context) -> str:
     def body(runner: str) -> str:
         with_xla = [r for r in context.results[runner].values() if xla_pairs(r)]
@@ -296,13 +309,20 @@ def _first_call(context: Context, example: str, case: str, *, runner: str = "cpu
 
 
 def _ratio(context: Context, example: str, numerator: str, denominator: str, *, runner: str = "cpu") -> str:
-    """Median of ``numerator`` over median of ``denominator`` (``speedup`` is the same with slower first)."""
-    return format_ratio(context.lookup(example, runner).speedup(numerator, denominator))
+    """``numerator``'s time over ``denominator``'s (``speedup`` is the same with the slower first)."""
+    return format_ratio(intervals.speedup(context.lookup(example, runner), numerator, denominator).value)
+
+
+def _interval(context: Context, example: str, numerator: str, denominator: str, *, runner: str = "cpu") -> str:
+    """The 95% interval of ``{{ ratio NAME A B }}``: ``9.8–10.4×``."""
+    return format_interval(intervals.speedup(context.lookup(example, runner), numerator, denominator))
 
 
 def _verdict(context: Context, example: str, candidate: str, reference: str, *, runner: str = "cpu") -> str:
-    results = context.lookup(example, runner)
-    return "at least as fast as" if results.speedup(candidate, reference) <= 1.0 else "slower than"
+    """"faster than" / "slower than" / "no clearly different from", as the interval of the ratio allows."""
+    found = intervals.speedup(context.lookup(example, runner), reference, candidate)
+    return {"faster": "faster than", "slower": "slower than"}.get(intervals.verdict(found),
+                                                                  "not clearly different from")
 
 
 def _tf_version(context: Context, example: str, *, runner: str = "cpu") -> str:
@@ -381,6 +401,8 @@ DIRECTIVES: dict[str, Callable[..., str]] = {
     "speedup": _ratio,
     "ratio": _ratio,
     "verdict": _verdict,
+    "interval": _interval,
+    "estimators": _estimators,
     "tf_version": _tf_version,
     "training_check": _training_check,
     "derived": _derived,

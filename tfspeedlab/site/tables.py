@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import statistics
 
-from tfspeedlab.analysis import cost_model, dispatch, op_layers, sweeps, xla
+from tfspeedlab.analysis import cost_model, dispatch, intervals, op_layers, sweeps, xla
 from tfspeedlab.analysis.grid import pivot
-from tfspeedlab.analysis.summary import COLUMNS, noisy_mark, rows
+from tfspeedlab.analysis.summary import COLUMNS, format_interval, noisy_mark, rows
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS
 from tfspeedlab.results import provenance
 from tfspeedlab.results.schema import ResultsFile
@@ -26,6 +26,7 @@ from tfspeedlab.units import (
     format_bytes,
     format_ratio,
     format_signed_time,
+    format_significant,
     format_time,
     select_unit,
 )
@@ -70,7 +71,7 @@ def grid_table(results: ResultsFile) -> Markdown:
             cell = format_time(m.median_s) + noisy_mark(m)
             base = grid.baseline(column)
             if base is not None and row != baseline:
-                cell += f" · {format_ratio(m.median_s / base.measurement.median_s)}"
+                cell += f" · {format_ratio(intervals.ratio(case, base, f'{results.example}|{case.label}').value)}"
             cells.append(cell)
         body.append(cells)
     return table([grid.layout.rows.capitalize(), *map(str, grid.column_values)], body)
@@ -170,10 +171,11 @@ def dispatch_table(results: ResultsFile) -> Markdown:
 def xla_summary_table(all_results: list[ResultsFile]) -> Markdown:
     """XLA against the plain graph for every pair of cases measured both ways, with a verdict."""
     body = [[results.title, pair.label, format_time(pair.graph_s), format_time(pair.xla_s),
-             format_ratio(pair.speedup), f"{format_time(pair.graph_first_s)} → {format_time(pair.xla_first_s)}",
+             f"{format_ratio(pair.speedup.value)} [{format_interval(pair.speedup)}]",
+             f"{format_time(pair.graph_first_s)} → {format_time(pair.xla_first_s)}",
              bold(pair.verdict) if pair.verdict != "no clear difference" else pair.verdict]
             for results in all_results for pair in xla.xla_pairs(results)]
-    header = ("Workload", "Case", "graph", "XLA", "XLA vs graph", "First call: graph → XLA", "Verdict")
+    header = ("Workload", "Case", "graph", "XLA", "XLA vs graph [95% interval]", "First call: graph → XLA", "Verdict")
     return table(header, body, [LEFT, LEFT, RIGHT, RIGHT, RIGHT, RIGHT, LEFT])
 
 
@@ -235,3 +237,17 @@ def model_validation(model: cost_model.CostModel, results: dict[str, ResultsFile
                            [LEFT, LEFT] + [RIGHT] * 5),
         })
     return templating.render("model_validation.md.j2", groups=groups, outside=outside)
+
+
+def estimator_table(results: ResultsFile, slower: str, faster: str) -> Markdown:
+    """The estimator experiment: per candidate, the speed-up over all processes, its range over single
+    processes, and the largest difference between two halves of the processes (two re-runs)."""
+    found = intervals.estimator_stability(results, slower, faster)
+    count = len(found[0].per_process)
+    body = [[bold(row.estimator) if row.estimator == intervals.CHOSEN else row.estimator,
+             format_ratio(row.all_processes),
+             f"{format_significant(min(row.per_process), 3)}–{format_ratio(max(row.per_process))}",
+             f"{row.process_range:.0%}", f"{row.worst_split_difference:.1%}"] for row in found]
+    header = ["Estimator", f"Speed-up, all {count} processes", "One process at a time",
+              "Range ÷ speed-up", f"Worst difference, {count // 2} processes vs the other {count - count // 2}"]
+    return table(header, body)

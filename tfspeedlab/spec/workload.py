@@ -56,18 +56,19 @@ class Case:
     # mode and the legacy Keras are chosen once per process, for good.
     process: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)
-    # Fresh processes to time the case in, one after another with the other
-    # groups in between: two processes of the same code can differ by 10% or
-    # more, so cross-process comparisons pool the blocks of several.
-    rounds: int = 1
+    # Fresh processes to time the case in, alternating with the other groups
+    # (A B C A B C …): two processes of the same code can differ by 10% or
+    # more, so every case is a set of runs, one per process. None: the
+    # harness's choice for a full or quick run.
+    rounds: int | None = None
 
     def __post_init__(self) -> None:
         if (self.fn is None) == (self.setup is None):
             raise ValueError(f"case {self.label!r}: give exactly one of fn and setup")
         if self.env and self.process is None:
             raise ValueError(f"case {self.label!r}: env needs a process of its own")
-        if self.rounds < 1 or (self.rounds > 1 and self.process is None):
-            raise ValueError(f"case {self.label!r}: rounds must be at least 1, and above 1 needs a process")
+        if self.rounds is not None and self.rounds < 1:
+            raise ValueError(f"case {self.label!r}: rounds must be at least 1")
 
     def prepare(self) -> Prepared:
         if self.setup is not None:
@@ -111,8 +112,9 @@ class Workload:
     @property
     def processes(self) -> list[str]:
         """Process groups in the order their cases appear; empty when none is isolated."""
-        seen: list[str] = []
-        for case in self.cases:
-            if case.process is not None and case.process not in seen:
-                seen.append(case.process)
-        return seen
+        return [group for group in self.groups if group is not None]
+
+    @property
+    def groups(self) -> list[str | None]:
+        """The processes one round runs, in order: each named group, or ``[None]`` for all cases together."""
+        return list(dict.fromkeys(case.process for case in self.cases))
