@@ -242,6 +242,9 @@ def model_validation(model: cost_model.CostModel, results: dict[str, ResultsFile
 def estimator_table(results: ResultsFile, slower: str, faster: str) -> Markdown:
     """The estimator experiment: per candidate, the speed-up over all processes, its range over single
     processes, and the largest difference between two halves of the processes (two re-runs)."""
+    if min(len(results.case(slower).runs), len(results.case(faster).runs)) < 2:
+        return Markdown(f"These results have one process per case; the experiment needs two or more "
+                        f"(`tfspeedlab run {results.example} --processes 6`).")
     found = intervals.estimator_stability(results, slower, faster)
     count = len(found[0].per_process)
     body = [[bold(row.estimator) if row.estimator == intervals.CHOSEN else row.estimator,
