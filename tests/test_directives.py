@@ -145,3 +145,41 @@ def test_labels_and_titles_are_escaped_in_the_rendered_markdown(tmp_path):
     rows = re.findall(r"<tr>(.*?)</tr>", html, re.DOTALL)
     assert len(rows) == 3 and all(row.count("<td") in (0, 6) for row in rows)
     assert "<td>a|b</td>" in html and "<td>&lt;b&gt;bold&lt;/b&gt;</td>" in html
+
+
+def three_runs(scale):
+    noise = (1.0, 1.02, 0.99, 1.03, 1.01, 0.98, 1.04, 1.0, 1.02, 0.99)
+    return tuple(Measurement(tuple(scale * (n + 0.005 * p) for n in noise), 10, 1e-2, "test") for p in range(3))
+
+
+def runs_results(example="runs", **scales):
+    cases = tuple(CaseResult(label, {"mode": label}, three_runs(scale)) for label, scale in scales.items())
+    return replace(synthetic_results(example=example), cases=cases, baseline=next(iter(scales)), quick=False)
+
+
+def test_verdict_and_interval_follow_the_bootstrap_interval(tmp_path):
+    ctx = context(tmp_path, runs_results(eager=10e-3, graph=1e-3, twin=10.05e-3))
+    assert directives.render("verdict", ["runs", "graph", "eager"], ctx) == "faster than"
+    assert directives.render("verdict", ["runs", "eager", "graph"], ctx) == "slower than"
+    # Half a percent apart, inside the noise: no verdict either way.
+    assert directives.render("verdict", ["runs", "twin", "eager"], ctx) == "not clearly different from"
+    low, high = directives.render("interval", ["runs", "eager", "graph"], ctx).rstrip("×").split("–")
+    assert float(low) < 10.0 < float(high)
+    assert directives.render("speedup", ["runs", "eager", "graph"], ctx) == "10.0×"
+
+
+def test_agreement_compares_the_same_workload_across_files(tmp_path):
+    ctx = context(tmp_path, runs_results("one", eager=10e-3, graph=1e-3), runs_results("two", eager=10e-3, graph=1.3e-3))
+    same = directives.render("agreement", ["one", "eager", "two", "eager"], ctx)
+    assert same.startswith("1.00×") and same.endswith("no clear difference")
+    assert directives.render("agreement", ["one", "graph", "two", "graph"], ctx).endswith("faster here")
+    assert directives.render("agreement", ["two", "graph", "one", "graph"], ctx).endswith("slower here")
+
+
+def test_estimator_experiment_lists_every_candidate_and_marks_the_chosen_one(tmp_path):
+    rendered = tabs(directives.render("estimators", ["runs", "eager", "graph"],
+                                      context(tmp_path, runs_results(eager=10e-3, graph=1e-3))))["CPU"]
+    assert "**10th percentile of all blocks**" in rendered and "fastest block" in rendered
+    assert "Worst difference, 1 processes vs the other 2" in rendered
+    single = tabs(directives.render("estimators", ["demo", "eager", "graph"], context(tmp_path, synthetic_results())))
+    assert "needs two or more" in single["CPU"]

@@ -115,3 +115,28 @@ def test_tf_function_with_stable_inputs_passes_and_records_tracing():
     m = bench(square, tf.ones([4]), budget_s=0.05)
     assert m.tracing_count == 1
     assert ".numpy()" in m.completion
+
+
+def test_interleaved_calls_may_share_a_function_traced_for_each_shape():
+    import tensorflow as tf
+
+    from tfspeedlab.measure.timer import TimedCall, bench_interleaved
+
+    double = tf.function(lambda x: x * 2.0)
+    small, large = tf.ones([4]), tf.ones([64])
+    # Each call's first call traces the shared function for its own shape; timing must not count that.
+    found = bench_interleaved([TimedCall(double, (small,), budget_s=0.02), TimedCall(double, (large,), budget_s=0.02)])
+    assert [m.blocks >= 5 for m in found] == [True, True]
+    assert double.experimental_get_tracing_count() == 2
+
+
+def test_interleaved_calls_still_refuse_a_retrace_while_timed():
+    import tensorflow as tf
+
+    from tfspeedlab.measure.timer import TimedCall, bench_interleaved
+
+    counter = iter(range(10**6))
+    traced = tf.function(lambda x, n: x + n)
+    sneaky = TimedCall(lambda x: traced(x, next(counter)), (tf.ones([2]),), budget_s=0.02, watch=(traced,))
+    with pytest.raises(RetracingError):
+        bench_interleaved([sneaky])

@@ -89,6 +89,10 @@ def bench(
 def bench_interleaved(calls: list[TimedCall]) -> list[Measurement]:
     """Time several prepared calls block by block in turn (A B C A B C …), so that a burst of
     load from other processes, or a slow drift of the machine, hits every call alike."""
+    # Each call's first call may have traced a tf.function the others share (one
+    # function, several shapes): only tracing from here on counts as retracing.
+    for call in calls:
+        call.watch_from_now()
     timed_start = time.perf_counter()
     budget_s = sum(call.budget_s for call in calls)
     while True:
@@ -126,9 +130,13 @@ class TimedCall:
 
         for _ in range(warmup):
             self.finish(fn(*args))
-        self.traces_before = [f.experimental_get_tracing_count() for f in self.guarded]
+        self.watch_from_now()
         self.number = number or _calibrate(self._block, max(budget_s / TARGET_BLOCKS, MIN_BLOCK_S))
         self.samples: list[float] = []
+
+    def watch_from_now(self) -> None:
+        """Tracing counts from which a later retrace is measured."""
+        self.traces_before = [f.experimental_get_tracing_count() for f in self.guarded]
 
     def _block(self, calls: int) -> float:
         return _time_block(self.fn, self.args, calls, self.finish, self.sync_every_call)

@@ -11,7 +11,14 @@
 ``{{ ratio NAME A B }}``
     Median of A over median of B: below 1× means A is faster.
 ``{{ verdict NAME A B }}``
-    "at least as fast as" when A's median is at most B's, else "slower than".
+    "faster than" or "slower than" when the interval of A's speed-up over B is on one
+    side of 1, else "not clearly different from".
+``{{ interval NAME A B }}``
+    The 95% interval of ``{{ ratio NAME A B }}``.
+``{{ agreement NAME CASE OTHER_NAME OTHER_CASE }}``
+    The same workload in two results files: their ratio, its interval and whether they differ.
+``{{ estimators NAME SLOWER FASTER }}``
+    The estimator experiment: each candidate's speed-up, per process and between halves.
 ``{{ training_check NAME }}``
     Loss before and after timing and the largest weight change, per case.
 ``{{ derived NAME FIGURE }}``
@@ -325,6 +332,19 @@ def _verdict(context: Context, example: str, candidate: str, reference: str, *, 
                                                                   "not clearly different from")
 
 
+def _agreement(context: Context, example: str, case: str, other_example: str, other_case: str, *,
+               runner: str = "cpu") -> str:
+    """The same workload in two results files: the ratio with its interval, and whether they differ.
+
+    ``{{ agreement step_profile graph train_step graph }}`` → ``1.04× [0.97–1.12×], no clear difference``.
+    """
+    found = intervals.ratio(context.lookup(example, runner).case(case),
+                            context.lookup(other_example, runner).case(other_case),
+                            f"{example}|{case}|{other_example}|{other_case}")
+    verdict = {"faster": "slower here", "slower": "faster here"}.get(intervals.verdict(found), "no clear difference")
+    return f"{format_ratio(found.value)} [{format_interval(found)}], {verdict}"
+
+
 def _tf_version(context: Context, example: str, *, runner: str = "cpu") -> str:
     return context.lookup(example, runner).environment["tensorflow"]
 
@@ -402,6 +422,7 @@ DIRECTIVES: dict[str, Callable[..., str]] = {
     "ratio": _ratio,
     "verdict": _verdict,
     "interval": _interval,
+    "agreement": _agreement,
     "estimators": _estimators,
     "tf_version": _tf_version,
     "training_check": _training_check,
