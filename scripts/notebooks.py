@@ -13,9 +13,9 @@ from pathlib import Path
 
 import jupytext
 
+from tfspeedlab.results.repo import REPO_ROOT
 from tfspeedlab.results.store import write_text_atomic
 from tfspeedlab.run.catalog import discover
-from tfspeedlab.results.repo import REPO_ROOT
 
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}

@@ -13,6 +13,7 @@ from pathlib import Path
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.summary import format_interval
 from tfspeedlab.results.store import load_results
+from tfspeedlab.run.report import text_columns
 from tfspeedlab.units import format_ratio
 
 # The acceptance bar: two back-to-back runs agree on every speed-up within this.
@@ -43,11 +44,7 @@ def main(first: Path, second: Path, committed: Path, examples: list[str]) -> int
             rows.append((f"{example} · {label}", f"{format_ratio(a.value)} [{format_interval(a)}]",
                          f"{format_ratio(b.value)} [{format_interval(b)}]", f"{difference:.1%}",
                          "—" if shown is None else format_ratio(shown.value), inside))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for index, row in enumerate(rows):
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
-        if index == 0:
-            print("  ".join("-" * width for width in widths))
+    print(text_columns(rows))
     verdict = "within" if worst <= AGREEMENT else "NOT within"
     print(f"\nlargest difference between the two runs: {worst:.1%} ({verdict} {AGREEMENT:.0%})")
     return 0 if worst <= AGREEMENT else 1

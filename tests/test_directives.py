@@ -177,9 +177,10 @@ def test_agreement_compares_the_same_workload_across_files(tmp_path):
 
 
 def test_estimator_experiment_lists_every_candidate_and_marks_the_chosen_one(tmp_path):
-    rendered = tabs(directives.render("estimators", ["runs", "eager", "graph"],
-                                      context(tmp_path, runs_results(eager=10e-3, graph=1e-3))))["CPU"]
+    rendered = tabs(directives.render("estimators", ["runs"],
+                                      context(tmp_path, runs_results(eager=10e-3, graph=1e-3, twin=10.05e-3))))["CPU"]
     assert "**10th percentile of all blocks**" in rendered and "fastest block" in rendered
-    assert "Worst difference, 1 processes vs the other 2" in rendered
-    single = tabs(directives.render("estimators", ["demo", "eager", "graph"], context(tmp_path, synthetic_results())))
+    assert "graph vs eager: speed-up · worst split" in rendered and "twin vs eager" in rendered
+    assert "3 processes per case; a split compares 1 processes with the other 2" in rendered
+    single = tabs(directives.render("estimators", ["demo"], context(tmp_path, synthetic_results())))
     assert "needs two or more" in single["CPU"]

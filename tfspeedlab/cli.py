@@ -15,6 +15,7 @@ from tfspeedlab.results.merge import MergeError, merge_results
 from tfspeedlab.results.schema import ResultsFileError
 from tfspeedlab.run import catalog, machine
 from tfspeedlab.run.machine import RUNNER_CHOICES
+from tfspeedlab.run.report import text_columns
 from tfspeedlab.run.worker import EXIT_NO_GPU, EXIT_SKIPPED
 from tfspeedlab.units import format_ratio, format_time
 
@@ -122,11 +123,7 @@ def _compare(options: argparse.Namespace) -> int:
         rows.append((f"{change.runner}/{change.example} · {change.case}", format_time(change.old_s),
                      format_time(change.new_s), f"{format_ratio(change.change.value)} [{format_interval(change.change)}]",
                      change.verdict))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for index, row in enumerate(rows):
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
-        if index == 0:
-            print("  ".join("-" * width for width in widths))
+    print(text_columns(rows))
     significant = sum(change.significant for change in changes)
     print(f"\n{significant} of {len(changes)} cases differ significantly "
           "(times: the 10th percentile of all blocks, every process pooled)")

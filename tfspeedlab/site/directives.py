@@ -17,8 +17,9 @@
     The 95% interval of ``{{ ratio NAME A B }}``.
 ``{{ agreement NAME CASE OTHER_NAME OTHER_CASE }}``
     The same workload in two results files: their ratio, its interval and whether they differ.
-``{{ estimators NAME SLOWER FASTER }}``
-    The estimator experiment: each candidate's speed-up, per process and between halves.
+``{{ estimators NAME }}``
+    The estimator experiment: each candidate's speed-ups against the baseline, and how far
+    two halves of the processes (two re-runs) differ.
 ``{{ training_check NAME }}``
     Loss before and after timing and the largest weight change, per case.
 ``{{ derived NAME FIGURE }}``
@@ -267,9 +268,9 @@ def _dispatch_table(context: Context, example: str) -> str:
     return context.example_tabs(example, tables.dispatch_table)
 
 
-def _estimators(context: Context, example: str, slower: str, faster: str) -> str:
-    """The estimator experiment: each candidate's speed-up per process and between halves of the processes."""
-    return context.example_tabs(example, lambda results: tables.estimator_table(results, slower, faster))
+def _estimators(context: Context, example: str) -> str:
+    """The estimator experiment: each candidate's speed-ups, and how far two halves of the processes differ."""
+    return context.example_tabs(example, tables.estimator_table)
 
 
 def _xla_summary(context: Context) -> str:

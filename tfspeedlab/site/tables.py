@@ -26,7 +26,6 @@ from tfspeedlab.units import (
     format_bytes,
     format_ratio,
     format_signed_time,
-    format_significant,
     format_time,
     select_unit,
 )
@@ -239,18 +238,24 @@ def model_validation(model: cost_model.CostModel, results: dict[str, ResultsFile
     return templating.render("model_validation.md.j2", groups=groups, outside=outside)
 
 
-def estimator_table(results: ResultsFile, slower: str, faster: str) -> Markdown:
-    """The estimator experiment: per candidate, the speed-up over all processes, its range over single
-    processes, and the largest difference between two halves of the processes (two re-runs)."""
-    if min(len(results.case(slower).runs), len(results.case(faster).runs)) < 2:
-        return Markdown(f"These results have one process per case; the experiment needs two or more "
-                        f"(`tfspeedlab run {results.example} --processes 6`).")
-    found = intervals.estimator_stability(results, slower, faster)
-    count = len(found[0].per_process)
-    body = [[bold(row.estimator) if row.estimator == intervals.CHOSEN else row.estimator,
-             format_ratio(row.all_processes),
-             f"{format_significant(min(row.per_process), 3)}–{format_ratio(max(row.per_process))}",
-             f"{row.process_range:.0%}", f"{row.worst_split_difference:.1%}"] for row in found]
-    header = ["Estimator", f"Speed-up, all {count} processes", "One process at a time",
-              "Range ÷ speed-up", f"Worst difference, {count // 2} processes vs the other {count - count // 2}"]
-    return table(header, body)
+def estimator_table(results: ResultsFile) -> Markdown:
+    """The estimator experiment on one file: per candidate and per speed-up against the baseline, the
+    speed-up over all processes and the largest difference between two halves of the processes (two
+    re-runs); then the worst such difference over all the file's speed-ups."""
+    baseline = results.baseline
+    others = [case.label for case in results.cases if case.label != baseline]
+    if baseline is None or min(len(case.runs) for case in results.cases) < 2:
+        return Markdown(f"These results have one process per case or no baseline; the experiment needs "
+                        f"two or more processes (`tfspeedlab run {results.example} --processes 6`).")
+    found = {label: intervals.estimator_stability(results, baseline, label) for label in others}
+    count = len(found[others[0]][0].per_process)
+    body = []
+    for index, name in enumerate(intervals.ESTIMATORS):
+        rows = [found[label][index] for label in others]
+        cells = [f"{format_ratio(row.all_processes)} · {row.worst_split_difference:.1%}" for row in rows]
+        worst = f"{max(row.worst_split_difference for row in rows):.1%}"
+        chosen = name == intervals.CHOSEN
+        body.append([bold(name) if chosen else name, *cells, bold(worst) if chosen else worst])
+    header = ["Estimator", *(f"{label} vs {baseline}: speed-up · worst split" for label in others), "Worst split"]
+    return Markdown(f"*{results.title}*, {count} processes per case; a split compares {count // 2} processes "
+                    f"with the other {count - count // 2}.\n\n" + table(header, body))
