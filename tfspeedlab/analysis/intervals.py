@@ -25,8 +25,6 @@ import numpy as np
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.results.schema import CaseResult, ResultsFile
 
-# The percentile of all blocks (every process pooled) that speed-ups compare.
-PERCENTILE = 10.0
 CONFIDENCE = 0.95
 RESAMPLES = 2000
 
@@ -36,20 +34,40 @@ def _runs(case: CaseResult | Sequence[Measurement]) -> list[np.ndarray]:
     return [np.asarray(run.samples_s, dtype=float) for run in runs]
 
 
-# Candidate estimators of a case's time, each from its runs' blocks (the experiment compares them).
-ESTIMATORS: dict[str, Callable[[list[np.ndarray]], float]] = {
-    "median of all blocks": lambda runs: float(np.median(np.concatenate(runs))),
-    "median of process medians": lambda runs: float(np.median([np.median(run) for run in runs])),
-    "fastest block": lambda runs: float(min(run.min() for run in runs)),
-    "median of process 10th percentiles": lambda runs: float(np.median([np.percentile(run, 10) for run in runs])),
-    "10th percentile of all blocks": lambda runs: float(np.percentile(np.concatenate(runs), PERCENTILE)),
+@dataclass(frozen=True)
+class Estimator:
+    """A percentile ``q`` (0: the fastest, 50: the median) of each process's blocks, then the median over
+    processes (``per_process``), or of all blocks pooled."""
+
+    q: float
+    per_process: bool
+
+    def of(self, runs: list[np.ndarray]) -> float:
+        if self.per_process:
+            return float(np.median([np.percentile(run, self.q) for run in runs]))
+        return float(np.percentile(np.concatenate(runs), self.q))
+
+    def of_resamples(self, pooled: np.ndarray) -> np.ndarray:
+        """The estimate of each resample: ``pooled`` is resamples × processes × blocks, NaN-padded."""
+        if self.per_process:
+            return np.median(np.nanpercentile(pooled, self.q, axis=2), axis=1)
+        return np.nanpercentile(pooled.reshape(len(pooled), -1), self.q, axis=1)
+
+
+# The candidates the experiment compares.
+ESTIMATORS: dict[str, Estimator] = {
+    "median of all blocks": Estimator(50, per_process=False),
+    "median of process medians": Estimator(50, per_process=True),
+    "fastest block": Estimator(0, per_process=False),
+    "median of process 10th percentiles": Estimator(10, per_process=True),
+    "10th percentile of all blocks": Estimator(10, per_process=False),
 }
 CHOSEN = "10th percentile of all blocks"
 
 
 def estimate_s(case: CaseResult | Sequence[Measurement]) -> float:
     """The case's time by the chosen estimator (seconds per call)."""
-    return ESTIMATORS[CHOSEN](_runs(case))
+    return ESTIMATORS[CHOSEN].of(_runs(case))
 
 
 @dataclass(frozen=True)
@@ -73,8 +91,8 @@ def _resampled_estimates(runs: list[np.ndarray], rng: np.random.Generator, resam
     """The chosen estimator on ``resamples`` hierarchical resamples: processes, then blocks in each."""
     count, longest = len(runs), max(len(run) for run in runs)
     chosen = rng.integers(0, count, size=(resamples, count))
-    # Resample b pools, at each of its ``count`` places, a fresh block resample of the process chosen there;
-    # NaN pads the shorter runs and is ignored by the percentile.
+    # Resample b holds, at each of its ``count`` places, a fresh block resample of the process chosen
+    # there; NaN pads the shorter runs and is ignored by the percentiles.
     pooled = np.full((resamples, count, longest), np.nan)
     for place in range(count):
         for index, samples in enumerate(runs):
@@ -82,7 +100,7 @@ def _resampled_estimates(runs: list[np.ndarray], rng: np.random.Generator, resam
             if rows.size:
                 picks = rng.integers(0, len(samples), size=(rows.size, len(samples)))
                 pooled[rows, place, :len(samples)] = samples[picks]
-    return np.nanpercentile(pooled.reshape(resamples, -1), PERCENTILE, axis=1)
+    return ESTIMATORS[CHOSEN].of_resamples(pooled)
 
 
 def ratio(a: CaseResult | Sequence[Measurement], b: CaseResult | Sequence[Measurement],
@@ -93,7 +111,7 @@ def ratio(a: CaseResult | Sequence[Measurement], b: CaseResult | Sequence[Measur
     ratios = _resampled_estimates(runs_a, rng, RESAMPLES) / _resampled_estimates(runs_b, rng, RESAMPLES)
     tail = (1 - CONFIDENCE) / 2 * 100
     low, high = np.percentile(ratios, [tail, 100 - tail])
-    return Ratio(ESTIMATORS[CHOSEN](runs_a) / ESTIMATORS[CHOSEN](runs_b), float(low), float(high))
+    return Ratio(ESTIMATORS[CHOSEN].of(runs_a) / ESTIMATORS[CHOSEN].of(runs_b), float(low), float(high))
 
 
 def speedup(results: ResultsFile, slower: str, faster: str) -> Ratio:
@@ -138,9 +156,9 @@ def estimator_stability(results: ResultsFile, slower: str, faster: str) -> list[
         raise ValueError(f"{results.example}: the estimator experiment needs at least two runs per case")
     halves = [tuple(half) for half in itertools.combinations(range(count), count // 2)]
     found = []
-    for name, estimate in ESTIMATORS.items():
+    for name, estimator in ESTIMATORS.items():
         def speedup_of(indices) -> float:
-            return estimate([slow_runs[i] for i in indices]) / estimate([fast_runs[i] for i in indices])
+            return estimator.of([slow_runs[i] for i in indices]) / estimator.of([fast_runs[i] for i in indices])
 
         differences = []
         for half in halves:
