@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
