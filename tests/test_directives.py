@@ -184,3 +184,21 @@ def test_estimator_experiment_lists_every_candidate_and_marks_the_chosen_one(tmp
     assert "3 processes per case; a split compares 1 processes with the other 2" in rendered
     single = tabs(directives.render("estimators", ["demo"], context(tmp_path, synthetic_results())))
     assert "needs two or more" in single["CPU"]
+
+
+def test_estimator_summary_stops_the_build_when_the_experiment_no_longer_backs_the_choice(tmp_path, monkeypatch):
+    from tfspeedlab.analysis import intervals
+
+    ctx = context(tmp_path, runs_results(eager=10e-3, graph=1e-3))
+    backed = []
+    for name in intervals.ESTIMATORS:
+        monkeypatch.setattr(intervals, "CHOSEN", name)
+        try:
+            rendered = tabs(directives.render("estimator_summary", ["runs"], ctx))["CPU"]
+        except ValueError as error:
+            assert "now favours" in str(error)
+            continue
+        assert f"**{name}**" in rendered
+        backed.append(name)
+    # Only the candidate(s) with the smallest worst split can be the choice the page states.
+    assert 1 <= len(backed) < len(intervals.ESTIMATORS)

@@ -17,6 +17,9 @@
     The 95% interval of ``{{ ratio NAME A B }}``.
 ``{{ agreement NAME CASE OTHER_NAME OTHER_CASE }}``
     The same workload in two results files: their ratio, its interval and whether they differ.
+``{{ estimator_summary NAME... }}``
+    The experiment over several files: each candidate's worst split over all their speed-ups
+    (the build stops if the chosen estimator is no longer the best).
 ``{{ estimators NAME }}``
     The estimator experiment: each candidate's speed-ups against the baseline, and how far
     two halves of the processes (two re-runs) differ.
@@ -273,6 +276,19 @@ def _estimators(context: Context, example: str) -> str:
     return context.example_tabs(example, tables.estimator_table)
 
 
+def _estimator_summary(context: Context, *examples: str) -> str:
+    """The estimator experiment over several files: each candidate's worst split over all their speed-ups."""
+    def body(runner: str) -> str:
+        found = [context.results[runner].get(example) for example in examples]
+        if any(results is None for results in found):
+            return not_measured(runner, "the estimator experiment")
+        if min(len(case.runs) for results in found for case in results.cases) < 2:
+            return "These results have one process per case; the experiment needs two or more.\n"
+        return tables.estimator_summary(found) + "\n"
+
+    return runner_tabs(body)
+
+
 def _xla_summary(context: Context) -> str:
     def body(runner: str) -> str:
         with_xla = [r for r in context.results[runner].values() if xla_pairs(r)]
@@ -425,6 +441,7 @@ DIRECTIVES: dict[str, Callable[..., str]] = {
     "interval": _interval,
     "agreement": _agreement,
     "estimators": _estimators,
+    "estimator_summary": _estimator_summary,
     "tf_version": _tf_version,
     "training_check": _training_check,
     "derived": _derived,

@@ -259,3 +259,23 @@ def estimator_table(results: ResultsFile) -> Markdown:
     header = ["Estimator", *(f"{label} vs {baseline}: speed-up · worst split" for label in others), "Worst split"]
     return Markdown(f"*{results.title}*, {count} processes per case; a split compares {count // 2} processes "
                     f"with the other {count - count // 2}.\n\n" + table(header, body))
+
+
+def estimator_summary(all_results: list[ResultsFile]) -> Markdown:
+    """Per candidate, its worst split in each file and over all of them; the chosen estimator must have
+    the smallest worst split over all, or the page's claim would be false and the build stops."""
+    worst: dict[str, list[float]] = {name: [] for name in intervals.ESTIMATORS}
+    for results in all_results:
+        for case in results.cases:
+            if case.label != results.baseline:
+                for row in intervals.estimator_stability(results, results.baseline, case.label):
+                    worst[row.estimator].append(row.worst_split_difference)
+    overall = {name: max(values) for name, values in worst.items()}
+    best = min(overall, key=overall.get)
+    if overall[intervals.CHOSEN] > overall[best]:
+        raise ValueError(f"the estimator experiment now favours {best!r} ({overall[best]:.1%} worst split) over "
+                         f"the chosen {intervals.CHOSEN!r} ({overall[intervals.CHOSEN]:.1%}): re-run it or choose again")
+    body = [[bold(name) if name == intervals.CHOSEN else name,
+             f"{overall[name]:.1%}", f"{sum(values) / len(values):.1%}"] for name, values in worst.items()]
+    return table(["Estimator", f"Worst split over all {len(worst[best])} speed-ups", "Mean of their worst splits"],
+                 body)
