@@ -66,7 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     merge.set_defaults(handler=_merge)
 
     compare = commands.add_parser(
-        "compare", help="per case, how a new run differs from an old one, with a 95% interval (as benchstat)"
+        "compare", help="per case, how a new run differs from an old one, with a 95%% interval (as benchstat)"
     )
     compare.add_argument("old", type=Path, metavar="OLD", help="a results file, a results root or one runner's folder")
     compare.add_argument("new", type=Path, metavar="NEW", help="the same, for the run to compare with OLD")

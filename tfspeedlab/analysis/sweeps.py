@@ -136,6 +136,11 @@ def _speedup(fast: Timing, slow: Timing, x: float) -> intervals.Ratio:
     return intervals.ratio(slow.runs, fast.runs, f"sweep|{x}")
 
 
+def speedups(results: ResultsFile, faster: str, slower: str) -> list[tuple[float, intervals.Ratio]]:
+    """(x, speed-up of ``faster`` over ``slower`` with its interval) along the sweep."""
+    return [(x, _speedup(fast, slow, x)) for (x, fast), (_, slow) in zip(sweep(results, faster), sweep(results, slower))]
+
+
 def gains(results: ResultsFile, faster: str = "graph", slower: str = "eager") -> list[tuple[float, float]]:
     """(x, speed-up − 1) along the sweep: 0.25 means 25% faster."""
     return [(x, _speedup(fast, slow, x).value - 1.0)

@@ -39,12 +39,13 @@ def xla_pairs(results: ResultsFile) -> list[XlaPair]:
         mode = case.params.get(series)
         if mode in (GRAPH, XLA):
             key = case.params.get(swept) if swept else None
-            by_key.setdefault(key, {})[mode] = case.measurement
+            by_key.setdefault(key, {})[mode] = case
     pairs = []
     for key, pair in by_key.items():
         if {GRAPH, XLA} <= pair.keys():
             label = "—" if key is None else f"{swept.replace('_', ' ')} {key}"
-            graph, xla = pair[GRAPH], pair[XLA]
+            graph, xla = pair[GRAPH].measurement, pair[XLA].measurement
+            # The same seed as {{ speedup NAME GRAPH XLA }}: one comparison, one interval, everywhere.
             pairs.append(XlaPair(label, graph.median_s, xla.median_s, graph.first_call_s, xla.first_call_s,
-                                 intervals.ratio(graph.runs, xla.runs, f"{results.example}|xla|{label}")))
+                                 intervals.speedup(results, pair[GRAPH].label, pair[XLA].label)))
     return pairs

@@ -7,9 +7,10 @@
 ``{{ median NAME CASE }}``, ``{{ first_call NAME CASE }}``
     One case's median time per call, or its first-call time.
 ``{{ speedup NAME SLOWER FASTER }}``
-    Ratio of two cases' medians, e.g. ``10.1×``.
+    How many times faster FASTER is, e.g. ``10.1×``: the ratio of the 10th percentile of
+    all blocks (see ``tfspeedlab.analysis.intervals``).
 ``{{ ratio NAME A B }}``
-    Median of A over median of B: below 1× means A is faster.
+    A's time over B's, the same way: below 1× means A is faster.
 ``{{ verdict NAME A B }}``
     "faster than" or "slower than" when the interval of A's speed-up over B is on one
     side of 1, else "not clearly different from".

@@ -45,11 +45,12 @@ def sweep_table(results: ResultsFile) -> Markdown:
     reference = layout.baseline if layout.baseline in series else None
     others = [name for name in series_names if name != reference] if reference else []
     header = [layout.parameter.replace("_", " "), *series_names, *(f"{name} vs {reference}" for name in others)]
+    ratios = {name: dict(sweeps.speedups(results, name, reference)) for name in others}
     body = []
     for x in sorted(series[series_names[0]]):
         cells = [f"{x:g}" if isinstance(x, float) else str(x)]
         cells += [format_time(series[name][x].median_s, unit) + noisy_mark(series[name][x]) for name in series_names]
-        cells += [format_ratio(series[reference][x].median_s / series[name][x].median_s) for name in others]
+        cells += [f"{format_ratio(ratios[name][x].value)} [{format_interval(ratios[name][x])}]" for name in others]
         body.append(cells)
     return table(header, body, [RIGHT] * len(header))
 
