@@ -4,10 +4,10 @@
 # The models and batch of the Stack Overflow question "Why is TensorFlow 2
 # much slower than TensorFlow 1?", trained with `train_on_batch` (and the
 # alternatives) in every execution mode TensorFlow offers today. Each mode
-# runs in its own process: TF1-style graph mode and the legacy Keras must be
-# chosen before TensorFlow starts. Run it with
-# `python examples/tf1_vs_tf2.py [--quick]` (this runs all modes in one
-# process, so the TF1-style rows need `tfspeedlab run tf1_vs_tf2`).
+# runs in fresh processes of its own: TF1-style graph mode and the legacy
+# Keras must be chosen before TensorFlow starts (a quick run shares one
+# process per Keras). Run it with `python examples/tf1_vs_tf2.py [--quick]`
+# or `tfspeedlab run tf1_vs_tf2`.
 
 # %%
 # %pip install -q tf-keras
@@ -31,11 +31,11 @@ XLA_MODES = ("Keras 3 jit_compile", "tf.function step + XLA")
 
 
 def model_shapes(quick):
-    """(batch shape, LSTM units) per model; --quick shortens the sequences of the small and medium ones."""
+    """(batch shape, LSTM units) per model; --quick shrinks the small and medium ones."""
     return {
         "tiny": ((8, 64, 16), None),
         "small": ((32, 64, 16), None) if quick else ((32, 400, 16), None),
-        "medium": ((32, 64, 16), 32) if quick else ((32, 400, 16), 512),
+        "medium": ((32, 16, 16), 8) if quick else ((32, 400, 16), 512),
     }
 
 
@@ -173,13 +173,21 @@ def prepare(mode, name, batch_shape, units):
     return tfspeedlab.Prepared(fn, args, metrics=trained, watch=watch)
 
 
+def process_of(mode, quick):
+    """A fresh Python process per mode; a quick run shares one per Keras (TF1-style graph apart)."""
+    if not quick:
+        return mode
+    spec = MODES[mode]
+    return mode if spec.get("tf1") else "tf_keras" if spec.get("legacy") else "Keras 3"
+
+
 # %%
 def workload(quick=False):
     cases = []
     for mode, spec in MODES.items():
         for name, (batch_shape, units) in model_shapes(quick).items():
-            slow_compile = name == "medium" and mode in XLA_MODES and not quick
-            if slow_compile and not gpu_present():
+            # Skipped on a CPU in quick runs too, so that they have the full run's table.
+            if name == "medium" and mode in XLA_MODES and not gpu_present():
                 continue
             cases.append(tfspeedlab.Case(
                 f"{name} · {mode}",
@@ -189,7 +197,7 @@ def workload(quick=False):
                 steps_per_call=(FIT_BATCHES[name] if spec.get("fit")
                                 else spec.get("loop", 1)),
                 rounds=1 if quick or name == "medium" else ROUNDS,
-                process=mode,  # a fresh Python process per mode
+                process=process_of(mode, quick),
                 env={"TF_USE_LEGACY_KERAS": "1"} if spec.get("legacy") else {},
             ))
     return tfspeedlab.Workload(

@@ -217,7 +217,7 @@ def test_notebooks_match_their_example_scripts():
     assert notebooks.stale_notebooks() == [], "run `python scripts/notebooks.py` and commit notebooks/"
 
 
-def test_tf1_vs_tf2_every_mode_trains_in_its_own_process(quick_results):
+def test_tf1_vs_tf2_every_mode_trains(quick_results):
     results = load_results(quick_results / "cpu" / "tf1_vs_tf2.json")
     modes = {case.params["mode"] for case in results.cases}
     assert {"TF1-style graph", "Keras 3 train_on_batch", "tf.function step", "Keras 3 fit"} <= modes
