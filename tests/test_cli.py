@@ -52,9 +52,9 @@ def setup():
 
 def workload(quick=False):
     return tfspeedlab.Workload(name="isolated", title="Isolated", budget_s=0.05, cases=[
-        tfspeedlab.Case("a1", setup=setup, process="a", env={"ISOLATION_FLAG": "on"}),
+        tfspeedlab.Case("a1", setup=setup, process="a", env={"ISOLATION_FLAG": "on", "TF_XLA_FLAGS": "--x"}),
         tfspeedlab.Case("b", setup=setup, process="b"),
-        tfspeedlab.Case("a2", setup=setup, process="a", env={"ISOLATION_FLAG": "on"}),
+        tfspeedlab.Case("a2", setup=setup, process="a", env={"ISOLATION_FLAG": "on", "TF_XLA_FLAGS": "--x"}),
         tfspeedlab.Case("twice", setup=setup, process="c", rounds=2),
     ])
 '''
@@ -173,7 +173,9 @@ def test_process_groups_run_in_their_own_processes_with_their_env(examples_dir, 
     assert cases["a1"]["metrics"]["pid"] == cases["a2"]["metrics"]["pid"] != cases["b"]["metrics"]["pid"]
     assert cases["a1"]["metrics"]["flag"] == cases["a2"]["metrics"]["flag"] == 1.0
     assert cases["b"]["metrics"]["flag"] == 0.0
-    assert cases["a1"]["params"]["env"] == {"ISOLATION_FLAG": "on"}
+    assert cases["a1"]["params"]["env"] == {"ISOLATION_FLAG": "on", "TF_XLA_FLAGS": "--x"}
+    # The file's environment is the run's, not one group's: a group's variables stay with its cases.
+    assert "TF_XLA_FLAGS" not in results["environment"]["tf_variables"]
     # Every case is a set of runs, one per process: three by default in a full run, or as many as it asks.
     assert [len(cases[label]["runs"]) for label in ("a1", "b", "a2", "twice")] == [3, 3, 3, 2]
     for run in cases["twice"]["runs"]:

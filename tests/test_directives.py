@@ -202,3 +202,18 @@ def test_estimator_summary_stops_the_build_when_the_experiment_no_longer_backs_t
         backed.append(name)
     # Only the candidate(s) with the smallest worst split can be the choice the page states.
     assert 1 <= len(backed) < len(intervals.ESTIMATORS)
+
+
+def test_process_runs_lists_each_process_median_and_their_spread(tmp_path):
+    slow_process = (Measurement((1e-3,) * 5, 10, 1e-2, "test"), Measurement((1e-3,) * 5, 10, 1e-2, "test"),
+                    Measurement((2e-3,) * 5, 10, 1e-2, "test"))
+    results = replace(synthetic_results(example="runs"), baseline=None, quick=False, cases=(
+        CaseResult("bimodal", {"mode": "a"}, slow_process),
+        CaseResult("single", {"mode": "b"}, (Measurement((3e-6,) * 5, 10, 1e-2, "test"),)),
+    ))
+    rendered = tabs(directives.render("process_runs", ["runs"], context(tmp_path, results)))
+    assert "Not yet measured on GPU" in rendered["GPU"]
+    rendered = rendered["CPU"]
+    # The slow process shows beside the others, and the spread says how far apart: (2 − 1) ÷ median 1 ms.
+    assert "| bimodal | 3 | 1.00 ms · 1.00 ms · 2.00 ms | 100% |" in rendered
+    assert "| single | 1 | 3.00 µs | one process |" in rendered

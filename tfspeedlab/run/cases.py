@@ -69,7 +69,10 @@ def case_params(case: Case) -> dict:
     return params
 
 
-def assemble(workload: Workload, runner: str, quick: bool, cases: list[CaseResult]) -> ResultsFile:
+def assemble(workload: Workload, runner: str, quick: bool, cases: list[CaseResult],
+             environment: dict | None = None) -> ResultsFile:
+    """The results file of these cases; ``environment``: recorded by the processes that measured
+    them (default: this process's)."""
     # A process group's partial file may lack the baseline case; the pooled file has it.
     labels = {case.label for case in cases}
     return ResultsFile(
@@ -78,7 +81,7 @@ def assemble(workload: Workload, runner: str, quick: bool, cases: list[CaseResul
         runner=runner,
         quick=quick,
         params=dict(workload.params),
-        environment=machine.capture(),
+        environment=environment if environment is not None else machine.capture(runner),
         cases=tuple(cases),
         baseline=workload.baseline if workload.baseline in labels else None,
         layout=workload.layout,

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from tfspeedlab.results.schema import CaseResult, ResultsFile
 from tfspeedlab.results.store import load_results
+from tfspeedlab.run import machine
 from tfspeedlab.run.cases import assemble, run_workload
 from tfspeedlab.spec.workload import Workload
 
@@ -49,6 +50,7 @@ def run_in_processes(script: Path, workload: Workload, runner: str, quick: bool,
     rounds_needed = max(case.rounds or fallback for case in workload.cases)
     groups = workload.groups
     runs: dict[str, list[CaseResult]] = {}
+    environments: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="tfspeedlab-") as scratch:
         for round_number in range(1, rounds_needed + 1):
             for index, group in enumerate(groups, start=1):
@@ -59,9 +61,16 @@ def run_in_processes(script: Path, workload: Workload, runner: str, quick: bool,
                 print(f"  {workload.name}: round {round_number}/{rounds_needed}, process "
                       f"{index}/{len(groups)}{f' — {group}' if group else ''}", file=sys.stderr, flush=True)
                 _run_child(script, runner, quick, group, round_number, partial, members[0].env, fallback)
-                for case in load_results(partial).cases:
+                measured = load_results(partial)
+                environments.append(dict(measured.environment))
+                for case in measured.cases:
                     runs.setdefault(case.label, []).append(case)
-    return assemble(workload, runner, quick, [gather(runs[case.label]) for case in workload.cases])
+    # The first child's record (this process need not import TensorFlow to describe
+    # what its children ran), stamped with the time the last one finished; without the
+    # variables a case set for its own process (recorded with that case).
+    environment = {**environments[0], "utc_time": environments[-1]["utc_time"],
+                   "tf_variables": machine.tf_variables()}
+    return assemble(workload, runner, quick, [gather(runs[case.label]) for case in workload.cases], environment)
 
 
 def _run_child(script: Path, runner: str, quick: bool, group: str | None, round_number: int, partial: Path,

@@ -7,6 +7,7 @@ import os
 import platform
 import shutil
 import subprocess
+import sys
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -20,15 +21,16 @@ _TF_VARIABLES = (
 )
 
 
-def capture() -> dict[str, Any]:
-    """Environment record for a results file. Imports TensorFlow."""
-    import tensorflow as tf
-
-    build = dict(tf.sysconfig.get_build_info())
-    gpus = tf.config.list_physical_devices("GPU")
+def capture(runner: str | None = None) -> dict[str, Any]:
+    """Environment record for a results file. Imports TensorFlow, except in a process of a
+    CPU run that never did (a PyTorch-only process group): importing it there would cost
+    seconds and describe nothing that process ran."""
+    tf = None if runner == "cpu" and "tensorflow" not in sys.modules else _import_tensorflow()
+    build = dict(tf.sysconfig.get_build_info()) if tf else {}
+    gpus = tf.config.list_physical_devices("GPU") if tf else []
     return {
         "python": platform.python_version(),
-        "tensorflow": tf.__version__,
+        "tensorflow": tf.__version__ if tf else _tensorflow_distribution_version(),
         "keras": _version("keras"),
         "tf_keras": _version("tf-keras"),
         "numpy": _version("numpy"),
@@ -36,19 +38,37 @@ def capture() -> dict[str, Any]:
         "cpu_model": cpu_model(),
         "logical_cores": os.cpu_count() or 0,
         # 0 means "TensorFlow's default": one thread per logical core.
-        "intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
-        "inter_op_threads": tf.config.threading.get_inter_op_parallelism_threads(),
+        "intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads() if tf else 0,
+        "inter_op_threads": tf.config.threading.get_inter_op_parallelism_threads() if tf else 0,
         "gpus": [_gpu_details(tf, gpu) for gpu in gpus],
         "gpu_driver": _nvidia_driver() if gpus else None,
         # The CUDA and cuDNN versions TensorFlow was built against; the driver
         # above is what actually runs them.
         "cuda_build": build.get("cuda_version") if gpus else None,
         "cudnn_build": build.get("cudnn_version") if gpus else None,
-        "tf_variables": {name: os.environ[name] for name in _TF_VARIABLES if name in os.environ},
+        "tf_variables": tf_variables(),
         "git_commit": git_commit(),
         "git_dirty": git_dirty(),
         "utc_time": utc_now(),
     }
+
+
+def tf_variables() -> dict[str, str]:
+    return {name: os.environ[name] for name in _TF_VARIABLES if name in os.environ}
+
+
+def _import_tensorflow() -> Any:
+    import tensorflow as tf
+
+    return tf
+
+
+def _tensorflow_distribution_version() -> str:
+    # The same TensorFlow ships as several distributions; whichever is installed.
+    for distribution in ("tensorflow", "tensorflow-cpu", "tensorflow-intel", "tensorflow-macos"):
+        if (version := _version(distribution)) is not None:
+            return version
+    return _import_tensorflow().__version__
 
 
 def utc_now() -> str:
@@ -109,12 +129,16 @@ def hide_gpus_for(requested: str) -> None:
 
 
 def resolve_runner(requested: str) -> str:
-    """Turn ``cpu|gpu|auto`` into the runner this process measures on. Imports TensorFlow."""
+    """Turn ``cpu|gpu|auto`` into the runner this process measures on.
+
+    Imports TensorFlow to ask it for a GPU, unless the answer cannot matter
+    (``cpu``) or the machine plainly has none (see ``no_gpu_devices``).
+    """
     if requested not in RUNNER_CHOICES:
         raise ValueError(f"runner must be one of {RUNNER_CHOICES}, got {requested!r}")
-    import tensorflow as tf
-
-    has_gpu = bool(tf.config.list_physical_devices("GPU"))
+    if requested == "cpu":
+        return "cpu"
+    has_gpu = not no_gpu_devices() and bool(_import_tensorflow().config.list_physical_devices("GPU"))
     if requested == "gpu" and not has_gpu:
         raise NoGPUError(
             "--runner gpu was requested, but TensorFlow sees no GPU on this machine "
@@ -124,3 +148,15 @@ def resolve_runner(requested: str) -> str:
     if requested == "auto":
         return "gpu" if has_gpu else "cpu"
     return requested
+
+
+# Device nodes through which TensorFlow reaches a GPU on Linux: NVIDIA's
+# driver, AMD's ROCm, and WSL2's GPU paravirtualisation.
+GPU_DEVICE_NODES = ("nvidia[0-9]*", "kfd", "dxg")
+
+
+def no_gpu_devices(dev: Path = Path("/dev")) -> bool:
+    """True on a Linux machine with none of the GPU device nodes: TensorFlow cannot see a GPU
+    there, so asking it (a 4-second import, once per process) can be skipped."""
+    return sys.platform.startswith("linux") and not any(
+        any(dev.glob(pattern)) for pattern in GPU_DEVICE_NODES)

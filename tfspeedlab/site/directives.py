@@ -260,6 +260,11 @@ def _training_check(context: Context, example: str) -> str:
     return context.example_tabs(example, tables.training_check_table)
 
 
+def _process_runs(context: Context, example: str) -> str:
+    """Each case's median in each of its processes, and their spread."""
+    return context.example_tabs(example, tables.process_runs_table)
+
+
 def _layers(context: Context, example: str) -> str:
     return context.example_tabs(example, tables.host_layers_table)
 
@@ -445,6 +450,7 @@ DIRECTIVES: dict[str, Callable[..., str]] = {
     "estimator_summary": _estimator_summary,
     "tf_version": _tf_version,
     "training_check": _training_check,
+    "process_runs": _process_runs,
     "derived": _derived,
     "sample_range": _sample_range,
     "metric": _metric,

@@ -153,6 +153,23 @@ def training_check_table(results: ResultsFile) -> Markdown:
     return table(["Case", "Loss before", "Loss after", "Largest weight change"], body)
 
 
+def process_runs_table(results: ResultsFile) -> Markdown:
+    """Per case: the median of each process it was timed in, and how far they lie apart.
+
+    A case's figure is the median of these, never of their pooled blocks, so a
+    process that ran slow shows here instead of hiding inside one number.
+    """
+    body = []
+    for case in results.cases:
+        timing = case.measurement
+        medians = [run.median_s for run in timing.runs]
+        unit = select_unit(min(medians))
+        body.append([case.label, str(len(medians)), " · ".join(format_time(m, unit) for m in medians),
+                     f"{timing.process_spread:.0%}" if len(medians) > 1 else "one process"])
+    return table(["Case", "Processes", "Median in each process, in the order run", "Spread between processes"],
+                 body, [LEFT, RIGHT, RIGHT, RIGHT])
+
+
 def dispatch_table(results: ResultsFile) -> Markdown:
     """Per mode: cost per small op, against the cheapest op-by-op mode (the floor of dispatch), the whole step.
 
