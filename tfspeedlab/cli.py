@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
+import os
 import sys
 import time
 from pathlib import Path
@@ -13,10 +13,11 @@ from tfspeedlab.analysis.compare import CompareError, compare
 from tfspeedlab.analysis.summary import format_interval
 from tfspeedlab.results.merge import MergeError, merge_results
 from tfspeedlab.results.schema import ResultsFileError
-from tfspeedlab.run import catalog, machine
+from tfspeedlab.results import artifacts
+from tfspeedlab.run import catalog, machine, supervisor
 from tfspeedlab.run.machine import RUNNER_CHOICES
 from tfspeedlab.run.report import text_columns
-from tfspeedlab.run.worker import EXIT_NO_GPU, EXIT_SKIPPED
+from tfspeedlab.run.worker import EXIT_NO_GPU, terminate_as_interrupt
 from tfspeedlab.units import format_ratio, format_time
 
 EXIT_USAGE = 2
@@ -48,6 +49,9 @@ def _parser() -> argparse.ArgumentParser:
                           "(default: 3 for a full run, 1 with --quick)")
     run.add_argument("--out", type=Path, default=Path("results"),
                      help="results root; files go to OUT/<runner>/<example>.json (default: results)")
+    run.add_argument("--timeout", type=_positive, metavar="SECONDS",
+                     help="stop an example that runs longer and record it as failed "
+                          f"(default: {supervisor.TIMEOUT_FULL_S} s, {supervisor.TIMEOUT_QUICK_S} s with --quick)")
     run.set_defaults(handler=_run)
 
     listing = commands.add_parser("list", help="list the examples")
@@ -82,7 +86,11 @@ def _positive(text: str) -> int:
 
 
 def _list(options: argparse.Namespace) -> int:
-    examples = catalog.discover(options.examples)
+    try:
+        examples = catalog.discover(options.examples)
+    except catalog.ExamplesFolderError as error:
+        print(f"tfspeedlab: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
     width = max((len(name) for name in examples), default=0)
     for name, script in examples.items():
         print(f"{name.ljust(width)}  {script.title}")
@@ -133,12 +141,18 @@ def _compare(options: argparse.Namespace) -> int:
 def _run(options: argparse.Namespace) -> int:
     try:
         scripts = catalog.select(options.names, options.examples)
-    except catalog.UnknownExampleError as error:
+    except (catalog.UnknownExampleError, catalog.ExamplesFolderError) as error:
         print(f"tfspeedlab: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     if not scripts:
         print("tfspeedlab: error: no examples found", file=sys.stderr)
         return EXIT_USAGE
+    if (problem := _unwritable(options.out)) is not None:
+        print(f"tfspeedlab: error: cannot write results under {options.out}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    artifacts.remove_abandoned_staging(options.out)
+    terminate_as_interrupt()
+    timeout_s = options.timeout or supervisor.default_timeout(options.quick)
 
     outcomes: dict[str, str] = {}
     suite_start = time.perf_counter()
@@ -146,37 +160,40 @@ def _run(options: argparse.Namespace) -> int:
         print(f"[{index}/{len(scripts)}] {script.name}: {script.title}", file=sys.stderr, flush=True)
         start = time.perf_counter()
         try:
-            code = _run_worker(script, options)
-        except KeyboardInterrupt:
-            outcomes[script.name] = "interrupted (its previous results, if any, are untouched)"
+            outcome = supervisor.run_example(script, _worker_command(script, options), options.out,
+                                             options.runner, timeout_s)
+        except supervisor.Interrupted as interrupt:
+            outcomes[script.name] = interrupt.outcome
             _summary(outcomes, suite_start)
             return EXIT_INTERRUPTED
-        if code == EXIT_NO_GPU:
+        if outcome.no_gpu:
             return EXIT_NO_GPU
-        status = {0: "ok", EXIT_SKIPPED: "skipped (see the message above; earlier results untouched)"}
-        outcomes[script.name] = f"{status.get(code, 'FAILED')} in {time.perf_counter() - start:.1f} s"
+        outcomes[script.name] = f"{outcome.status} in {time.perf_counter() - start:.1f} s"
     _summary(outcomes, suite_start)
     return 0 if all(outcome.startswith(("ok", "skipped")) for outcome in outcomes.values()) else 1
 
 
-def _run_worker(script: catalog.ExampleScript, options: argparse.Namespace) -> int:
+def _unwritable(out: Path) -> str | None:
+    """Why results cannot be written under ``out`` (checked once, creating nothing, instead of a
+    traceback per example)."""
+    existing = out.absolute()
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"{existing} is not writable"
+    return None
+
+
+def _worker_command(script: catalog.ExampleScript, options: argparse.Namespace) -> list[str]:
     command = [sys.executable, "-m", "tfspeedlab.run.worker", str(script.path),
                "--runner", options.runner, "--out", str(options.out)]
     if options.quick:
         command.append("--quick")
     if options.processes:
         command += ["--processes", str(options.processes)]
-    # The child shares the terminal's process group, so Ctrl-C reaches it too;
-    # wait for it to unwind before reporting, so no output interleaves.
-    child = subprocess.Popen(command)
-    try:
-        return child.wait()
-    except KeyboardInterrupt:
-        try:
-            child.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            child.kill()
-        raise
+    return command
 
 
 def _summary(outcomes: dict[str, str], suite_start: float) -> None:

@@ -9,11 +9,19 @@ failed or interrupted run leaves the previous traces as they were.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import tempfile
 from pathlib import Path
+
+from tfspeedlab.spec.names import check_example_name
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; concurrent publishing is then unguarded
+    fcntl = None
 
 ENV_VAR = "TFSPEEDLAB_ARTIFACTS"
 FOLDER = "traces"
@@ -37,9 +45,10 @@ def safe_name(name: str) -> str:
 
 
 def _new_staging(out_dir: Path) -> Path:
-    # On the same file system as the results, so publishing is one rename.
+    # On the same file system as the results, so publishing is one rename. The
+    # pid in the name lets a later run remove it if this one is killed.
     out_dir.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=".staging-", dir=out_dir))
+    return Path(tempfile.mkdtemp(prefix=f".staging-{os.getpid()}-", dir=out_dir))
 
 
 def start_staging(out_dir: Path) -> Path:
@@ -50,7 +59,45 @@ def start_staging(out_dir: Path) -> Path:
 
 
 def published_dir(out_dir: Path, runner: str, example: str) -> Path:
-    return Path(out_dir) / runner / FOLDER / example
+    # The name comes from a results file: checked before it becomes a path ("." would be traces/ itself).
+    return Path(out_dir) / runner / FOLDER / check_example_name(example)
+
+
+def published_files(out_dir: Path, runner: str, example: str, pattern: str = "*") -> list[Path]:
+    """The example's published artifacts: regular files only, in a folder reached without a link.
+
+    A symbolic link could point anywhere on the machine that builds the site;
+    nothing outside the results tree is followed, copied or published.
+    """
+    folder = published_dir(out_dir, runner, example)
+    chain = [Path(out_dir) / runner, Path(out_dir) / runner / FOLDER, folder]
+    if any(part.is_symlink() for part in chain) or not folder.is_dir():
+        return []
+    return sorted(path for path in folder.glob(pattern) if path.is_file() and not path.is_symlink())
+
+
+def linked_files(out_dir: Path, runner: str, example: str) -> list[Path]:
+    """Entries of the example's artifact folder that are links (or the folder is one): refused, not copied."""
+    folder = published_dir(out_dir, runner, example)
+    if folder.is_symlink() or (Path(out_dir) / runner / FOLDER).is_symlink():
+        return [folder]
+    return sorted(path for path in folder.iterdir() if path.is_symlink()) if folder.is_dir() else []
+
+
+@contextlib.contextmanager
+def _publishing_lock(out_dir: Path):
+    """One publisher at a time per results tree: two runs swapping the same folder would collide."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if fcntl is None:
+        yield
+        return
+    # A lock on the folder itself: no lock file is left among the results.
+    handle = os.open(out_dir, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # releases the lock
 
 
 def publish(staging: Path, out_dir: Path, runner: str, example: str) -> Path | None:
@@ -60,28 +107,53 @@ def publish(staging: Path, out_dir: Path, runner: str, example: str) -> Path | N
     never stay beside results they do not belong to.
     """
     target = published_dir(out_dir, runner, example)
-    previous = target.with_name(f".previous-{example}")
-    shutil.rmtree(previous, ignore_errors=True)
-    if target.exists():
-        target.rename(previous)
-    if any(staging.iterdir()):
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging.chmod(0o755)  # mkdtemp makes it private; these are published files
-        staging.rename(target)
-    else:
-        discard(staging)
-    shutil.rmtree(previous, ignore_errors=True)
+    with _publishing_lock(Path(out_dir)):
+        # Unique per publisher, so that a crashed one's leftovers never block the next.
+        previous = target.with_name(f".previous-{example}-{os.getpid()}")
+        shutil.rmtree(previous, ignore_errors=True)
+        if target.exists():
+            target.rename(previous)
+        if any(staging.iterdir()):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            staging.chmod(0o755)  # mkdtemp makes it private; these are published files
+            staging.rename(target)
+        else:
+            discard(staging)
+        shutil.rmtree(previous, ignore_errors=True)
     return target if target.exists() else None
 
 
-def copy_for_publishing(source_dir: Path, out_dir: Path) -> Path:
+def copy_for_publishing(source_root: Path, runner: str, example: str, out_dir: Path) -> Path:
     """A staging copy of another run's artifacts of one example (empty when it kept none)."""
     staging = _new_staging(out_dir)
-    if source_dir.is_dir():
-        for path in sorted(source_dir.iterdir()):
-            if path.is_file():
-                shutil.copyfile(path, staging / path.name)
+    try:
+        for path in published_files(source_root, runner, example):
+            shutil.copyfile(path, staging / path.name)
+    except BaseException:
+        discard(staging)
+        raise
     return staging
+
+
+def remove_abandoned_staging(out_dir: Path) -> list[Path]:
+    """Staging folders of runs that were killed (their process is gone): removed, and returned."""
+    removed = []
+    for folder in Path(out_dir).glob(".staging-*"):
+        owner = folder.name.split("-")[1] if folder.name.count("-") >= 2 else ""
+        if folder.is_dir() and not folder.is_symlink() and owner.isdigit() and not _alive(int(owner)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def discard(staging: Path) -> None:

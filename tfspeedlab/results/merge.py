@@ -8,8 +8,9 @@ it keeps the newest run; it never deletes anything already in the target.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from tfspeedlab.results import artifacts
@@ -20,11 +21,13 @@ from tfspeedlab.results.schema import (
     ResultsFileError,
     to_dict,
 )
-from tfspeedlab.results.store import load_results, results_path, write_json_atomic
+from tfspeedlab.results.store import check_placement, load_results, results_path, write_json_atomic
 
 # CI uploads results/<runner>/ as an artifact named results-<runner>, and
 # `gh run download` puts it in a folder of that name: accept both spellings.
 ARTIFACT_PREFIX = "results-"
+# Clocks of the machines that measured may run a little ahead of this one.
+FUTURE_TOLERANCE = timedelta(hours=1)
 
 
 class MergeError(ValueError):
@@ -94,16 +97,38 @@ def merge_results(sources: list[Path], into: Path) -> MergeReport:
     if problems:
         raise MergeError(problems)
 
-    for target, candidate in to_write:
-        # Re-serialised from what was validated: for a file `tfspeedlab run`
-        # wrote this gives the same text back, and no unchecked field slips in.
-        write_json_atomic(target, to_dict(candidate.results))
-        # Its profiler traces travel with it; an older run's never stay behind.
-        runner, example = target.parent.name, candidate.results.example
-        staging = artifacts.copy_for_publishing(candidate.path.parent / artifacts.FOLDER / example, into)
-        artifacts.publish(staging, into, runner, example)
-        report.written.append(target)
+    _write_all(to_write, into)
+    report.written.extend(target for target, _ in to_write)
     return report
+
+
+def _write_all(to_write: list[tuple[Path, _Candidate]], into: Path) -> None:
+    """All or nothing: every file and its traces staged first; only then swapped in, each by a rename."""
+    staged: list[tuple[Path, Path, Path, str, str]] = []
+    leftovers: list[Path] = []  # what to remove if staging fails half-way
+    try:
+        for target, candidate in to_write:
+            # Re-serialised from what was validated: for a file `tfspeedlab run`
+            # wrote this gives the same text back, and no unchecked field slips in.
+            temporary = target.with_name(f".{target.name}.merging")
+            leftovers.append(temporary)
+            write_json_atomic(temporary, to_dict(candidate.results))
+            runner, example = target.parent.name, candidate.results.example
+            # Its profiler traces travel with it; an older run's never stay behind.
+            traces = artifacts.copy_for_publishing(candidate.path.parent.parent, candidate.path.parent.name,
+                                                   example, into)
+            leftovers.append(traces)
+            staged.append((temporary, target, traces, runner, example))
+    except OSError as error:
+        for leftover in leftovers:
+            if leftover.is_dir():
+                artifacts.discard(leftover)
+            else:
+                leftover.unlink(missing_ok=True)
+        raise MergeError([f"{error} (while staging the merge; the target is as it was)"]) from error
+    for temporary, target, traces, runner, example in staged:
+        os.replace(temporary, target)
+        artifacts.publish(traces, into, runner, example)
 
 
 def _collect(sources: list[Path], problems: list[str], report: MergeReport) -> list[tuple[Path, str]]:
@@ -146,22 +171,9 @@ def _collect(sources: list[Path], problems: list[str], report: MergeReport) -> l
 def _check(path: Path, folder_runner: str) -> _Candidate:
     """Load one file and refuse it unless it fits the folder and runner it claims."""
     results = load_results(path)
-    if results.runner != folder_runner:
-        raise ResultsFileError(
-            path, "runner", f"is {results.runner!r}, but the file sits in the {folder_runner!r} folder"
-        )
-    # A file is found again by its name, so the name must be the example's.
-    if results.example != path.stem:
-        raise ResultsFileError(path, "example", f"is {results.example!r}, but the file is named {path.name}")
-    gpus = results.environment["gpus"]
-    if results.runner == "gpu" and not gpus:
-        raise ResultsFileError(
-            path, "environment.gpus", "is empty: a gpu results file must come from a run that saw a GPU"
-        )
-    if results.runner == "cpu" and gpus:
-        raise ResultsFileError(
-            path, "environment.gpus", "lists a GPU: a cpu results file must come from a run with the GPUs hidden"
-        )
+    check_placement(results, path, folder_runner)
+    if links := artifacts.linked_files(path.parent.parent, path.parent.name, results.example):
+        raise ResultsFileError(links[0], "<file>", "is a symbolic link; artifacts must be regular files")
     return _Candidate(results, path, _utc(path, results.environment["utc_time"]))
 
 
@@ -171,7 +183,11 @@ def _utc(path: Path, text: str) -> datetime:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise ResultsFileError(path, "environment.utc_time", f"is {text!r}, not an ISO 8601 time") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    # The newest run wins a merge: a time in the future would win every later one.
+    if moment > datetime.now(timezone.utc) + FUTURE_TOLERANCE:
+        raise ResultsFileError(path, "environment.utc_time", f"is {text!r}, in the future")
+    return moment
 
 
 def _runner_of_folder(folder: Path) -> str | None:

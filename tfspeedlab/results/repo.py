@@ -33,3 +33,8 @@ def git_dirty() -> bool | None:
 def examples_dir() -> Path:
     """``$TFSPEEDLAB_EXAMPLES``, else the repository's ``examples/``."""
     return Path(os.environ.get("TFSPEEDLAB_EXAMPLES", REPO_ROOT / "examples"))
+
+
+def example_names() -> frozenset[str]:
+    """The examples that exist: the ``*.py`` scripts in the examples folder (helpers start with ``_``)."""
+    return frozenset(path.stem for path in examples_dir().glob("*.py") if not path.name.startswith("_"))

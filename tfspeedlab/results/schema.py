@@ -11,6 +11,7 @@ from typing import Any
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.results.timing import Timing
 from tfspeedlab.spec.layout import Cases, Layout, LayoutError, from_record, parameters_read, to_record
+from tfspeedlab.spec.names import example_name_problem
 
 SCHEMA = "tfspeedlab.results"
 # 2: the page layout is a typed record ("layout"), no longer keys among the params.
@@ -36,6 +37,16 @@ ENVIRONMENT_FIELDS: dict[str, tuple[type, ...]] = {
     "git_commit": (str, type(None)),
     "utc_time": (str,),
 }
+
+
+# Caps on what a results file may hold, far above any real run (the largest
+# committed file is about 100 kB, 30 cases, 6 runs of at most 200 blocks): a
+# hostile or runaway file is refused in a moment instead of stalling the build.
+MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_TEXT = 300  # characters in a title, label or environment string
+MAX_CASES = 1000
+MAX_RUNS = 100  # processes per case
+MAX_SAMPLES = 10_000  # blocks per run
 
 
 class ResultsFileError(ValueError):
@@ -151,12 +162,22 @@ def from_dict(data: Any, path: Path | str) -> ResultsFile:
     runner = reader.get(data, "runner", str)
     if runner not in RUNNERS:
         raise ResultsFileError(path, "runner", f"must be one of {RUNNERS}, found {runner!r}")
+    example = reader.get(data, "example", str)
+    if (problem := example_name_problem(example)) is not None:
+        raise ResultsFileError(path, "example", problem)
     environment = reader.get(data, "environment", dict)
     for name, types in ENVIRONMENT_FIELDS.items():
         reader.get(environment, name, types, prefix="environment.")
+    for name, value in environment.items():
+        if isinstance(value, str):
+            reader.check_length(value, "environment." + name)
+    if not all(isinstance(gpu, dict) for gpu in environment["gpus"]):
+        raise ResultsFileError(path, "environment.gpus", "must be a list of JSON objects, one per GPU")
     raw_cases = reader.get(data, "cases", list)
     if not raw_cases:
         raise ResultsFileError(path, "cases", "is empty")
+    if len(raw_cases) > MAX_CASES:
+        raise ResultsFileError(path, "cases", f"holds {len(raw_cases)} cases; at most {MAX_CASES} are read")
     cases = tuple(_case_from_dict(reader, raw, f"cases[{i}].") for i, raw in enumerate(raw_cases))
     baseline = reader.get(data, "baseline", (str, type(None)))
     labels = [case.label for case in cases]
@@ -171,8 +192,8 @@ def from_dict(data: Any, path: Path | str) -> ResultsFile:
         if missing:
             raise ResultsFileError(path, f"cases[{index}].params", f"lacks {missing}, which its {layout.kind} layout reads")
     return ResultsFile(
-        example=reader.get(data, "example", str),
-        title=reader.get(data, "title", str),
+        example=example,
+        title=reader.check_length(reader.get(data, "title", str), "title"),
         runner=runner,
         quick=reader.get(data, "quick", bool),
         params=reader.get(data, "params", dict),
@@ -190,13 +211,15 @@ def _case_from_dict(reader: _FieldReader, raw: Any, prefix: str) -> CaseResult:
     raw_runs = reader.get(raw, "runs", list, prefix)
     if not raw_runs:
         raise ResultsFileError(reader.path, prefix + "runs", "is empty: a case needs at least one run")
+    if len(raw_runs) > MAX_RUNS:
+        raise ResultsFileError(reader.path, prefix + "runs", f"holds {len(raw_runs)} runs; at most {MAX_RUNS} are read")
     runs = tuple(_run_from_dict(reader, run, f"{prefix}runs[{index}].") for index, run in enumerate(raw_runs))
     metrics = reader.get(raw, "metrics", dict, prefix)
     for name, value in metrics.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise ResultsFileError(reader.path, f"{prefix}metrics.{name}", "must be a finite number")
     return CaseResult(
-        label=reader.get(raw, "label", str, prefix),
+        label=reader.check_length(reader.get(raw, "label", str, prefix), prefix + "label"),
         params=reader.get(raw, "params", dict, prefix),
         runs=runs,
         metrics=metrics,
@@ -207,6 +230,9 @@ def _run_from_dict(reader: _FieldReader, raw: Any, prefix: str) -> Measurement:
     if not isinstance(raw, dict):
         raise ResultsFileError(reader.path, prefix.rstrip("."), "must be a JSON object")
     samples = reader.get(raw, "samples_s", list, prefix)
+    if len(samples) > MAX_SAMPLES:
+        raise ResultsFileError(reader.path, prefix + "samples_s",
+                               f"holds {len(samples)} samples; at most {MAX_SAMPLES} are read")
     if not samples or not all(_is_positive_number(s) for s in samples):
         raise ResultsFileError(reader.path, prefix + "samples_s", "must be a non-empty list of positive numbers")
     calls = reader.get(raw, "calls_per_block", int, prefix)
@@ -253,6 +279,12 @@ class _FieldReader:
             raise ResultsFileError(
                 self.path, prefix + name, f"must be {_names(types)}, found {type(value).__name__}"
             )
+        return value
+
+
+    def check_length(self, value: str, name: str) -> str:
+        if len(value) > MAX_TEXT:
+            raise ResultsFileError(self.path, name, f"is {len(value):,} characters long; at most {MAX_TEXT} are read")
         return value
 
 

@@ -12,11 +12,15 @@ from typing import Any
 from tfspeedlab.results.schema import (
     FAILURE_SCHEMA,
     FAILURE_SUFFIX,
+    MAX_FILE_BYTES,
     ResultsFile,
     ResultsFileError,
     from_dict,
     to_dict,
 )
+from tfspeedlab.spec.names import check_example_name
+
+MAX_FAILURE_TEXT = 2000
 
 
 def results_path(out_dir: Path, runner: str, example: str) -> Path:
@@ -30,7 +34,8 @@ def write_json_atomic(path: Path, data: Mapping[str, Any]) -> None:
     then renamed over the target; a crash or Ctrl-C at any point leaves no
     half-written file behind.
     """
-    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    # allow_nan=False: NaN and Infinity are not JSON, and no loader should meet them.
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
 
 
 def write_text_atomic(path: Path, text: str) -> None:
@@ -43,15 +48,29 @@ def write_text_atomic(path: Path, text: str) -> None:
             temp.write(text)
             temp.flush()
             os.fsync(temp.fileno())
+        # mkstemp makes the file private; results are published files, so the
+        # permissions a plain open() would give (0666 less the umask).
+        os.chmod(temp_name, 0o666 & ~_umask())
         os.replace(temp_name, path)
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)
         raise
 
 
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
 def write_results(results: ResultsFile, out_dir: Path) -> Path:
+    """Write the file, unless this tfspeedlab would refuse to read it (ResultsFileError, nothing written)."""
     path = results_path(out_dir, results.runner, results.example)
-    write_json_atomic(path, to_dict(results))
+    data = to_dict(results)
+    # Checked as the loader will check it: a NaN metric (a diverging loss) or an
+    # overlong label must not replace a good file with one the build refuses.
+    from_dict(json.loads(json.dumps(data)), path)
+    write_json_atomic(path, data)
     path.with_name(results.example + FAILURE_SUFFIX).unlink(missing_ok=True)
     return path
 
@@ -68,34 +87,70 @@ def write_failure(out_dir: Path, runner: str, example: str, error: str, details:
 
 
 def load_results(path: Path | str) -> ResultsFile:
+    return from_dict(read_json(path), path)
+
+
+def read_json(path: Path | str) -> Any:
+    """A results tree's JSON file, read only if it is a regular file of sane size (else ResultsFileError)."""
     path = Path(path)
+    if path.is_symlink():
+        # Nothing outside the results tree is followed: a link could point anywhere.
+        raise ResultsFileError(path, "<file>", "is a symbolic link; results files must be regular files")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ResultsFileError(path, "<file>", f"is {size:,} bytes; at most {MAX_FILE_BYTES:,} are read")
+        return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ResultsFileError(path, "<file>", f"is not readable JSON: {error}") from error
-    return from_dict(data, path)
 
 
-def load_runner(directory: Path) -> dict[str, ResultsFile]:
-    """Every results file of one runner, by example name; failure records skipped."""
+def load_runner(directory: Path, runner: str | None = None) -> dict[str, ResultsFile]:
+    """Every results file of one runner (default: the folder's name), by example name; failure
+    records skipped; each checked to belong where it sits (``check_placement``)."""
+    directory = Path(directory)
     found = {}
-    for path in sorted(Path(directory).glob("*.json")):
+    for path in sorted(directory.glob("*.json")):
         if path.name.endswith(FAILURE_SUFFIX):
             continue
         results = load_results(path)
-        if results.example != path.stem:
-            raise ResultsFileError(path, "example", f"is {results.example!r}, but the file is named {path.name}")
+        check_placement(results, path, runner or directory.name)
         found[results.example] = results
     return found
 
 
-def load_failure(directory: Path, example: str) -> dict[str, Any] | None:
-    path = Path(directory) / f"{example}{FAILURE_SUFFIX}"
-    if not path.exists():
+def check_placement(results: ResultsFile, path: Path, folder_runner: str) -> None:
+    """Refuse a file that does not fit the folder and runner it sits in (ResultsFileError)."""
+    if results.runner != folder_runner:
+        raise ResultsFileError(
+            path, "runner", f"is {results.runner!r}, but the file sits in the {folder_runner!r} folder"
+        )
+    # A file is found again by its name, so the name must be the example's.
+    if results.example != path.stem:
+        raise ResultsFileError(path, "example", f"is {results.example!r}, but the file is named {path.name}")
+    gpus = results.environment["gpus"]
+    if results.runner == "gpu" and not gpus:
+        raise ResultsFileError(
+            path, "environment.gpus", "is empty: a gpu results file must come from a run that saw a GPU"
+        )
+    if results.runner == "cpu" and gpus:
+        raise ResultsFileError(
+            path, "environment.gpus", "lists a GPU: a cpu results file must come from a run with the GPUs hidden"
+        )
+
+
+def load_failure(directory: Path, example: str) -> dict[str, str] | None:
+    """The failure record of ``example``'s last run, or None; its fields checked (ResultsFileError)."""
+    path = Path(directory) / f"{check_example_name(example)}{FAILURE_SUFFIX}"
+    if not path.exists() and not path.is_symlink():
         return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
-        raise ResultsFileError(path, "<file>", f"is not readable JSON: {error}") from error
+    record = read_json(path)
+    if not isinstance(record, dict):
+        raise ResultsFileError(path, "<top level>", "must be a JSON object")
+    for name in ("error", "utc_time"):
+        if not isinstance(record.get(name), str):
+            raise ResultsFileError(path, name, f"must be a string, found {type(record.get(name)).__name__}")
+    # The message is shown on a page: a screenful at most.
+    return {**record, "error": record["error"][:MAX_FAILURE_TEXT]}

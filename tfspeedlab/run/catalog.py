@@ -9,6 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 from tfspeedlab.results.repo import examples_dir
+from tfspeedlab.spec.names import example_name_problem
 
 # jupytext percent format: the first Markdown cell opens with "# # Title".
 _TITLE = re.compile(r"^# #\s+(?P<title>.+)$", re.MULTILINE)
@@ -31,7 +32,8 @@ class ExampleScript:
 
     @property
     def title(self) -> str:
-        match = _TITLE.search(self.path.read_text(encoding="utf-8"))
+        # A file that is not UTF-8 still gets listed; importing it is what fails, and is reported.
+        match = _TITLE.search(self.path.read_text(encoding="utf-8", errors="replace"))
         return match["title"].strip() if match else self.name
 
     def load(self) -> ModuleType:
@@ -44,19 +46,26 @@ class ExampleScript:
         return module
 
 
+class ExamplesFolderError(LookupError):
+    """The folder of examples does not exist."""
+
+
 def discover(directory: Path | None = None) -> dict[str, ExampleScript]:
+    """The example scripts in ``directory``: ``*.py`` files whose names can name results files."""
     directory = Path(directory or examples_dir())
+    if not directory.is_dir():
+        raise ExamplesFolderError(f"{directory}: no such folder of examples")
     return {
         path.stem: ExampleScript(path.stem, path)
         for path in sorted(directory.glob("*.py"))
-        if not path.name.startswith("_")
+        if not path.name.startswith("_") and example_name_problem(path.stem) is None
     }
 
 
 def select(names: list[str], directory: Path | None = None) -> list[ExampleScript]:
-    """The named examples (all when ``names`` is empty), or UnknownExampleError."""
+    """The named examples, each once, in the order given (all when ``names`` is empty), or UnknownExampleError."""
     available = discover(directory)
     unknown = [name for name in names if name not in available]
     if unknown:
         raise UnknownExampleError(unknown, sorted(available))
-    return [available[name] for name in names] if names else list(available.values())
+    return [available[name] for name in dict.fromkeys(names)] if names else list(available.values())

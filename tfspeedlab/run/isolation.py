@@ -82,6 +82,9 @@ def _run_child(script: Path, runner: str, quick: bool, group: str | None, round_
     if completed.returncode != 0:
         raise ProcessGroupError(f"process {group or 'of all cases'!r} (round {round_number}) "
                                 f"exited with {completed.returncode}")
+    if not partial.exists():
+        raise ProcessGroupError(f"process {group or 'of all cases'!r} (round {round_number}) "
+                                "exited without writing its results")
 
 
 def gather(rounds: list[CaseResult]) -> CaseResult:

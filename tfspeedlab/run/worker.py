@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import traceback
 from pathlib import Path
@@ -57,13 +58,23 @@ def main(argv: list[str] | None = None) -> int:
     except NoGPUError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_NO_GPU
+    terminate_as_interrupt()
     if options.partial:
-        workload = script.load().workload(quick=options.quick)
-        partial = run_workload(workload, runner, options.quick, group=options.process, round_number=options.round,
-                               default_rounds=options.processes or default_rounds(options.quick))
+        try:
+            workload = script.load().workload(quick=options.quick)
+            partial = run_workload(workload, runner, options.quick, group=options.process,
+                                   round_number=options.round,
+                                   default_rounds=options.processes or default_rounds(options.quick))
+        except SystemExit as exit_:  # the example's own sys.exit(): not a finished run
+            print(f"error: {exit_description(exit_)}", file=sys.stderr)
+            return EXIT_FAILED
         write_json_atomic(options.partial, to_dict(partial))
         return 0
-    staging = artifacts.start_staging(options.out)
+    try:
+        staging = artifacts.start_staging(options.out)
+    except OSError as error:
+        print(f"error: cannot write results under {options.out}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_FAILED
     try:
         workload = script.load().workload(quick=options.quick)
         if workload.name != script.name:
@@ -74,17 +85,31 @@ def main(argv: list[str] | None = None) -> int:
     except SkipExample as reason:
         print(f"  {script.name} skipped: {reason}", file=sys.stderr)
         return EXIT_SKIPPED
-    except Exception as error:  # any failure of the example is recorded, not raised
+    except (Exception, SystemExit) as error:  # any failure of the example is recorded, not raised
         details = traceback.format_exc()
         print(details, file=sys.stderr)
-        record = write_failure(options.out, runner, script.name, f"{type(error).__name__}: {error}",
-                               details, machine.utc_now())
-        print(f"  {script.name} failed: {type(error).__name__}: {error} (recorded in {record})", file=sys.stderr)
+        message = exit_description(error) if isinstance(error, SystemExit) else f"{type(error).__name__}: {error}"
+        record = write_failure(options.out, runner, script.name, message, details, machine.utc_now())
+        print(f"  {script.name} failed: {message} (recorded in {record})", file=sys.stderr)
         return EXIT_FAILED
     finally:
         artifacts.discard(staging)  # unless published: a skip, a failure or Ctrl-C keeps the old files
     print(f"  {script.name} → {path}", file=sys.stderr)
     return 0
+
+
+def exit_description(exit_: SystemExit) -> str:
+    """An example that calls ``sys.exit()`` has not finished its run, whatever the code."""
+    return f"SystemExit: the example called sys.exit({exit_.code!r}) before its results were written"
+
+
+def terminate_as_interrupt() -> None:
+    """SIGTERM (a timeout, a cancelled CI job, ``kill``) unwinds like Ctrl-C: finally blocks run."""
+    def handler(number, frame):
+        raise KeyboardInterrupt(f"signal {number}")
+
+    if sys.platform != "win32":
+        signal.signal(signal.SIGTERM, handler)
 
 
 if __name__ == "__main__":

@@ -106,6 +106,13 @@ class Context:
     page_url: str = ""
     # Each runner's fitted cost model, fitted once per build by the plugin.
     models: dict[str, cost_model.CostModel] = field(default_factory=dict)
+    # The examples that exist (the plugin's build knows them): a directive naming
+    # another is a typo, not an example "not yet measured".
+    known_examples: frozenset[str] | None = None
+
+    def check_example(self, example: str) -> None:
+        if self.known_examples is not None and example not in self.known_examples:
+            raise DirectiveError(f"no example {example!r}; examples: {', '.join(sorted(self.known_examples))}")
 
     def lookup(self, example: str, runner: str) -> ResultsFile:
         if runner not in RUNNERS:
@@ -158,10 +165,18 @@ def render(name: str, args: list[str], context: Context) -> str:
     if unknown:
         raise DirectiveError(f"unknown option(s) {', '.join(unknown)}; valid options: {', '.join(valid) or 'none'}")
     try:
-        signature.bind(context, *positional, **options)
+        bound = signature.bind(context, *positional, **options)
     except TypeError:
         raise DirectiveError(f"takes {usage(name)}; got {len(positional)} argument(s)") from None
+    for parameter, value in bound.arguments.items():
+        if parameter in EXAMPLE_PARAMETERS:
+            for example in (value if isinstance(value, tuple) else (value,)):
+                context.check_example(example)
     return handler(context, *positional, **options)
+
+
+# Directive parameters that name an example.
+EXAMPLE_PARAMETERS = frozenset({"example", "other_example", "examples"})
 
 
 def usage(name: str) -> str:
@@ -236,8 +251,8 @@ def _provenance(context: Context, results: ResultsFile, runner: str, example: st
 
 
 def trace_files(results_root: Path, runner: str, example: str) -> list[Path]:
-    """Profiler traces the harness kept beside an example's results."""
-    return sorted((results_root / runner / artifacts.FOLDER / example).glob("*.xplane.pb"))
+    """Profiler traces the harness kept beside an example's results (regular files only)."""
+    return artifacts.published_files(results_root, runner, example, "*.xplane.pb")
 
 
 def _traces(context: Context, example: str) -> str:

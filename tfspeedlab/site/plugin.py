@@ -19,11 +19,25 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 
+from tfspeedlab.results.repo import example_names, examples_dir
 from tfspeedlab.results.schema import RUNNERS, ResultsFileError
 from tfspeedlab.results.store import load_runner
 from tfspeedlab.site import charts, directives, simulator, views
 
 DIRECTIVE = re.compile(r"\{\{\s*(?P<name>[a-z_]+)(?P<args>[^{}]*)\}\}")
+# What is left of a directive the pattern above did not take: a typo, not text to publish.
+_STRAY = re.compile(r"\{\{|\}\}")
+
+
+def malformed_directive(markdown: str) -> str | None:
+    """Where a page holds ``{{``/``}}`` that is not a directive (``{{ Median …}}``, a lost brace)."""
+    without = DIRECTIVE.sub(lambda match: " " * len(match[0]), markdown)
+    if (stray := _STRAY.search(without)) is None:
+        return None
+    line = markdown.count("\n", 0, stray.start()) + 1
+    text = markdown.splitlines()[line - 1].strip()
+    return (f"line {line}: {text[:120]!r} holds {stray[0]!r} outside a directive; "
+            "a directive is {{ name args }}, all lower case")
 
 
 class ResultsPluginConfig(Config):
@@ -44,12 +58,18 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
     def on_files(self, files: Files, config) -> Files:
         # Loaded on every build, so `mkdocs serve` picks up new results.
         self.results = {}
+        self.known_examples = example_names()
         for runner in RUNNERS:
             directory = self.results_root / runner
             try:
-                self.results[runner] = load_runner(directory) if directory.is_dir() else {}
+                # The same checks as `tfspeedlab merge`: each file fits the folder it sits in.
+                self.results[runner] = load_runner(directory, runner) if directory.is_dir() else {}
             except ResultsFileError as error:
                 raise PluginError(f"tfspeedlab: cannot build from a malformed results file: {error}") from error
+            for example, results in self.results[runner].items():
+                if example not in self.known_examples:
+                    raise PluginError(f"tfspeedlab: {results.source}: no example {example!r} in "
+                                      f"{examples_dir()}; remove the file, or add the example")
         for runner, by_example in self.results.items():
             for example, results in by_example.items():
                 for theme in charts.THEMES:
@@ -72,7 +92,9 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
 
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
         context = directives.Context(self.results, self.results_root, self.repo_url, page.file.src_uri, page.url,
-                                     self.models)
+                                     self.models, self.known_examples)
+        if (problem := malformed_directive(markdown)) is not None:
+            raise PluginError(f"{page.file.src_uri}: {problem}")
 
         def replace(match: re.Match) -> str:
             try:
