@@ -217,3 +217,25 @@ def test_process_runs_lists_each_process_median_and_their_spread(tmp_path):
     # The slow process shows beside the others, and the spread says how far apart: (2 − 1) ÷ median 1 ms.
     assert "| bimodal | 3 | 1.00 ms · 1.00 ms · 2.00 ms | 100% |" in rendered
     assert "| single | 1 | 3.00 µs | one process |" in rendered
+
+
+@pytest.mark.parametrize("values, noun, phrase", [
+    ([], "size", "at no measured size"),
+    ([8], "size", "at size 8"),
+    ([8, 16], "size", "at sizes 8 and 16"),
+    ([8, 16, 32.0], "size", "at sizes 8, 16 and 32"),
+])
+def test_lists_read_as_sentences(values, noun, phrase):
+    from tfspeedlab.site import quantities
+
+    assert quantities.at_values(values, noun) == phrase
+
+
+@pytest.mark.parametrize("value, noun, phrase", [
+    (0, "time", "0 times"), (1, "time", "once"), (2, "time", "twice"), (10, "time", "10 times"),
+    (1, "trace", "1 trace"), (3.0, "trace", "3 traces"),
+])
+def test_counts_read_as_words(value, noun, phrase):
+    from tfspeedlab.site import quantities
+
+    assert quantities.count(value, noun) == phrase

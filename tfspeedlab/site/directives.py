@@ -400,6 +400,11 @@ def _metric(context: Context, example: str, case: str, metric: str, *, runner: s
     return quantities.metric(context.lookup(example, runner), case, metric)
 
 
+def _count(context: Context, example: str, case: str, metric: str, noun: str, *, runner: str = "cpu") -> str:
+    """A counted metric in words: ``once``, ``twice``, ``10 times`` (noun ``time``); ``1 trace``, ``3 traces``."""
+    return quantities.count(quantities.metric_value(context.lookup(example, runner), case, metric), noun)
+
+
 def _memory_figure(context: Context, example: str, case: str, metric: str, *, runner: str = "cpu") -> str:
     """``{{ memory_figure step_profile xla peak_rss_growth_bytes }}``: one memory metric, in MiB/GiB."""
     return format_bytes(quantities.metric_value(context.lookup(example, runner), case, metric))
@@ -469,6 +474,7 @@ DIRECTIVES: dict[str, Callable[..., str]] = {
     "derived": _derived,
     "sample_range": _sample_range,
     "metric": _metric,
+    "count": _count,
     "xla_summary": _xla_summary,
     "layers": _layers,
     "layer_time": _layer_time,

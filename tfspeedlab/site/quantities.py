@@ -40,6 +40,30 @@ def _payback(results: ResultsFile) -> str:
     return "never (graph mode is not faster per call)" if math.isinf(calls) else f"{math.ceil(calls)}"
 
 
+def at_values(values: list, noun: str) -> str:
+    """``at no measured size`` · ``at size 8`` · ``at sizes 8, 16 and 32``: a list as a sentence says it."""
+    if not values:
+        return f"at no measured {noun}"
+    names = [f"{value:g}" if isinstance(value, float) else str(value) for value in values]
+    if len(names) == 1:
+        return f"at {noun} {names[0]}"
+    return f"at {noun}s {', '.join(names[:-1])} and {names[-1]}"
+
+
+def _parameter_noun(results: ResultsFile) -> str:
+    # A sweep's parameter as a reader says it: "size" for a size sweep, else its name.
+    parameter = sweeps.sweep_parameter(results)
+    return "size" if parameter in ("size", "n", "elements") else parameter.replace("_", " ")
+
+
+def count(value: float, noun: str) -> str:
+    """``once`` · ``twice`` · ``10 times`` for "time"; ``1 trace`` · ``3 traces`` for any other noun."""
+    number = int(value)
+    if noun == "time" and number in (1, 2):
+        return ("once", "twice")[number - 1]
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
 DERIVED: dict[str, Callable[[ResultsFile], str]] = {
     # op-count sweep: the two fitted lines and where they cross
     "graph_call_cost": lambda r: format_time(sweeps.op_costs(r).graph_call_s),
@@ -55,7 +79,7 @@ DERIVED: dict[str, Callable[[ResultsFile], str]] = {
     "fit_error": lambda r: f"{max(sweeps.op_costs(r).eager.worst_relative_error, sweeps.op_costs(r).graph.worst_relative_error):.0%}",
     # size sweep
     "gain_fades_at": lambda r: _fades(r),
-    "clear_graph_gains": lambda r: ", ".join(map(str, sweeps.clear_gain_points(r))) or "none",
+    "clear_graph_gains": lambda r: at_values(sweeps.clear_gain_points(r), _parameter_noun(r)),
     "eager_clearly_faster_up_to": lambda r: _swept_value(r, max(sweeps.clear_gain_points(r, "eager", "graph"),
                                                                default=None)),
     "graph_faster_from": lambda r: _swept_value(r, sweeps.first_x_where_faster(r, "graph", "eager")),
