@@ -239,3 +239,15 @@ def test_counts_read_as_words(value, noun, phrase):
     from tfspeedlab.site import quantities
 
     assert quantities.count(value, noun) == phrase
+
+
+def test_measured_on_names_the_machines_and_says_when_no_gpu_was_measured(tmp_path):
+    cpu = synthetic_results()
+    cpu = replace(cpu, environment={**cpu.environment, "cpu_model": "<b>Hostile</b> CPU"})
+    rendered = directives.render("measured_on", [], context(tmp_path, cpu))
+    assert "&lt;b&gt;Hostile&lt;/b&gt; CPU, 2 logical cores, TensorFlow 2.99.0; 1 example," in rendered
+    assert "not yet measured on GPU" in rendered
+    gpu = synthetic_results(runner="gpu")
+    gpu = replace(gpu, environment={**gpu.environment, "gpus": [{"name": "Tesla T4"}]})
+    rendered = directives.render("measured_on", [], context(tmp_path, cpu, gpu=(gpu,)))
+    assert "Tesla T4 (Test CPU, 2 logical cores)" in rendered and "not yet measured on GPU" not in rendered

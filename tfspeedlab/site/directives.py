@@ -67,7 +67,7 @@ from __future__ import annotations
 
 import inspect
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -330,6 +330,26 @@ def _environment(context: Context) -> str:
     return runner_tabs(body)
 
 
+def _measured_on(context: Context) -> str:
+    """One box for the top of a page: the machines, TensorFlow versions and dates behind every figure."""
+    summary = {}
+    for runner in RUNNERS:
+        found = list(context.results[runner].values())
+        machines = sorted({_machine(results.environment) for results in found})
+        dates = sorted(results.environment["utc_time"][:10] for results in found)
+        summary.update({runner: machines, f"{runner}_count": quantities.count(len(found), "example"),
+                        f"{runner}_versions": sorted({results.environment["tensorflow"] for results in found}),
+                        f"{runner}_dates": (dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}")
+                        if dates else ""})
+    return templating.render("measured_on.md.j2", runners=context.relative("runners.md"), **summary)
+
+
+def _machine(environment: Mapping) -> str:
+    machine = f"{environment['cpu_model']}, {environment['logical_cores']} logical cores"
+    gpus = ", ".join(gpu.get("name", "?") for gpu in environment["gpus"])
+    return f"{gpus} ({machine})" if gpus else machine
+
+
 def _simulator(context: Context) -> str:
     return simulator_html(context.relative_url(PARAMS_URI))
 
@@ -489,6 +509,7 @@ DIRECTIVES: dict[str, Callable[..., str]] = {
     "layer_cost": _layer_cost,
     "entry_time": _entry_time,
     "environment": _environment,
+    "measured_on": _measured_on,
     "simulator": _simulator,
     "model_parameters": _model_parameters,
     "model_validation": _model_validation,
