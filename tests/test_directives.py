@@ -251,3 +251,13 @@ def test_measured_on_names_the_machines_and_says_when_no_gpu_was_measured(tmp_pa
     gpu = replace(gpu, environment={**gpu.environment, "gpus": [{"name": "Tesla T4"}]})
     rendered = directives.render("measured_on", [], context(tmp_path, cpu, gpu=(gpu,)))
     assert "Tesla T4 (Test CPU, 2 logical cores)" in rendered and "not yet measured on GPU" not in rendered
+
+
+def test_percent_faster_reads_for_a_win_a_loss_and_a_tie(tmp_path):
+    ctx = context(tmp_path, runs_results(eager=10e-3, graph=1e-3, twin=10.05e-3))
+    win = directives.render("percent_faster", ["runs", "eager", "graph"], ctx)
+    assert win.startswith("900% faster (95% interval ")
+    low, high = (float(x) for x in win.split("interval ")[1].rstrip("%)").replace("%", "").split("–"))
+    assert low < 900 < high
+    assert directives.render("percent_faster", ["runs", "graph", "eager"], ctx).startswith("900% slower (")
+    assert directives.render("percent_faster", ["runs", "eager", "twin"], ctx).startswith("not clearly faster or slower (")
