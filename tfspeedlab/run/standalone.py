@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tfspeedlab.results import artifacts
+from tfspeedlab.results.repo import examples_dir
 from tfspeedlab.results.store import write_results
 from tfspeedlab.run.cases import run_workload
 from tfspeedlab.run.isolation import measure
@@ -30,11 +31,18 @@ def main(build: Callable[..., Workload], argv: list[str] | None = None) -> None:
         print(f"skipped: {reason}")
         return
     runner = resolve_runner("auto")
-    script = Path(sys.modules[build.__module__].__file__)
+    script = None
+    if workload.processes:
+        script = script_of(build, workload.name)
+        if script is None:
+            print(f"{workload.name} times its modes in separate Python processes, which need the example "
+                  f"script on disk; this notebook has none. Clone the repository and run "
+                  f"`python examples/{workload.name}.py` or `tfspeedlab run {workload.name}`.")
+            return
     staging = artifacts.start_staging(options.out) if options.out else None
     try:
         # One run in this process (a notebook, a quick look), unless the workload needs processes of its own.
-        results = (measure(script, workload, runner, options.quick) if workload.processes
+        results = (measure(script, workload, runner, options.quick) if script is not None
                    else run_workload(workload, runner, options.quick))
         print(f"\n{results.title} — runner: {runner}, TensorFlow {results.environment['tensorflow']}\n")
         print(text_table(results))
@@ -45,3 +53,12 @@ def main(build: Callable[..., Workload], argv: list[str] | None = None) -> None:
     finally:
         if staging is not None:
             artifacts.discard(staging)
+
+
+def script_of(build: Callable[..., Workload], name: str) -> Path | None:
+    """The file ``build`` was defined in; in a notebook (no file), the example script of that name, if present."""
+    defined_in = getattr(sys.modules.get(build.__module__), "__file__", None)
+    if defined_in:
+        return Path(defined_in)
+    candidate = examples_dir() / f"{name}.py"
+    return candidate if candidate.is_file() else None
