@@ -76,3 +76,31 @@ def test_tracing_payback():
 def test_unknown_derived_figure_is_an_error():
     with pytest.raises(KeyError, match="no derived figure"):
         quantities.derived(synthetic_results(), "nonsense")
+
+
+def _case(label, scale, **params):
+    noise = (1.0, 1.02, 0.99, 1.03, 1.01)
+    return CaseResult(label, params, Measurement(tuple(scale * n for n in noise), 10, 1e-2, "test"))
+
+
+def test_xla_pairs_keep_every_workload_apart_and_know_the_keras_and_step_pairs():
+    from dataclasses import replace
+
+    from tfspeedlab.analysis.xla import xla_pairs
+
+    holdout = replace(synthetic_results(), baseline=None, cases=(
+        _case("500 ops · graph", 2e-3, mode="graph", n_ops=500), _case("500 ops · xla", 1e-3, mode="xla", n_ops=500),
+        _case("40 ops · graph", 1e-3, mode="graph", n_ops=40), _case("40 ops · xla", 2e-3, mode="xla", n_ops=40),
+    ))
+    pairs = xla_pairs(holdout)
+    assert [(p.label, p.verdict) for p in pairs] == [("500 ops", "XLA faster"), ("40 ops", "XLA slower")]
+
+    keras = replace(synthetic_results(), baseline=None, cases=(
+        _case("tiny · tf.function step", 1e-3, mode="tf.function step", model="tiny"),
+        _case("tiny · tf.function step + XLA", 3e-3, mode="tf.function step + XLA", model="tiny"),
+        _case("tiny · Keras 3 train_on_batch", 2e-3, mode="Keras 3 train_on_batch", model="tiny"),
+        _case("tiny · Keras 3 jit_compile", 2e-3, mode="Keras 3 jit_compile", model="tiny"),
+    ))
+    labels = [(p.label, p.verdict) for p in xla_pairs(keras)]
+    assert labels == [("tiny: tf.function step + XLA vs tf.function step", "XLA slower"),
+                      ("tiny: Keras 3 jit_compile vs Keras 3 train_on_batch", "no clear difference")]

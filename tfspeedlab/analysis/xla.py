@@ -30,22 +30,46 @@ class XlaPair:
                                                                     "no clear difference")
 
 
+# The same call without and with XLA, as the examples name their modes.
+MODE_PAIRS = (
+    (GRAPH, XLA),
+    ("TensorFlow graph", "TensorFlow XLA"),  # frameworks
+    ("tf.function step", "tf.function step + XLA"),  # tf1_vs_tf2: the hand-written step
+    ("Keras 3 train_on_batch", "Keras 3 jit_compile"),  # tf1_vs_tf2: Keras's own step
+)
+# Parameters that describe how a case ran rather than what it ran.
+_NOT_WORKLOAD = frozenset({"mode", "env", "steps_per_call"})
+
+
 def xla_pairs(results: ResultsFile) -> list[XlaPair]:
-    """Every graph/XLA pair of cases: per swept value for a sweep, else the one ``mode`` pair."""
-    swept = results.layout.parameter if isinstance(results.layout, Sweep) else None
+    """Every pair of cases that ran the same call without and with XLA (``MODE_PAIRS``), in the
+    order of the file: per swept value for a sweep, per other parameter (model, workload, size) else."""
     series = results.layout.series if isinstance(results.layout, Sweep) else "mode"
-    by_key: dict[object, dict[str, object]] = {}
+    by_key: dict[tuple, dict[str, object]] = {}
     for case in results.cases:
-        mode = case.params.get(series)
-        if mode in (GRAPH, XLA):
-            key = case.params.get(swept) if swept else None
-            by_key.setdefault(key, {})[mode] = case
+        key = tuple(sorted((name, repr(value)) for name, value in case.params.items()
+                           if name not in _NOT_WORKLOAD and name != series))
+        by_key.setdefault(key, {})[case.params.get(series)] = case
     pairs = []
-    for key, pair in by_key.items():
-        if {GRAPH, XLA} <= pair.keys():
-            label = "—" if key is None else f"{swept.replace('_', ' ')} {key}"
-            graph, xla = pair[GRAPH].measurement, pair[XLA].measurement
+    for cases in by_key.values():
+        for graph_mode, xla_mode in MODE_PAIRS:
+            if graph_mode not in cases or xla_mode not in cases:
+                continue
+            graph_case, xla_case = cases[graph_mode], cases[xla_mode]
+            graph, xla = graph_case.measurement, xla_case.measurement
             # The same seed as {{ speedup NAME GRAPH XLA }}: one comparison, one interval, everywhere.
-            pairs.append(XlaPair(label, graph.median_s, xla.median_s, graph.first_call_s, xla.first_call_s,
-                                 intervals.speedup(results, pair[GRAPH].label, pair[XLA].label)))
+            pairs.append(XlaPair(_label(results, graph_case, graph_mode, xla_mode), graph.median_s, xla.median_s,
+                                 graph.first_call_s, xla.first_call_s,
+                                 intervals.speedup(results, graph_case.label, xla_case.label)))
     return pairs
+
+
+def _label(results: ResultsFile, graph_case, graph_mode: str, xla_mode: str) -> str:
+    """What the pair ran: the swept value, or the graph case's label without its mode; plus the
+    modes compared when they are not plain ``graph`` and ``xla``."""
+    if isinstance(results.layout, Sweep):
+        parameter = results.layout.parameter
+        where = f"{parameter.replace('_', ' ')} {graph_case.params.get(parameter)}"
+    else:
+        where = graph_case.label.replace(graph_mode, "").strip(" ·") or "—"
+    return where if (graph_mode, xla_mode) == (GRAPH, XLA) else f"{where}: {xla_mode} vs {graph_mode}"

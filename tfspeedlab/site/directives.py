@@ -320,6 +320,24 @@ def _xla_summary(context: Context) -> str:
     return runner_tabs(body)
 
 
+def _xla_extremes(context: Context, *, runner: str = "cpu") -> str:
+    """XLA's worst and best against the plain graph over every pair measured (the XLA page's table):
+    ``0.367× (TF1 vs TF2, small: …) to 4.68× (…)``."""
+    pairs = [(pair, results) for results in context.results[runner].values() for pair in xla_pairs(results)]
+    if not pairs:
+        raise DirectiveError(f"no {runner} results file measures a graph/XLA pair")
+    worst = min(pairs, key=lambda item: item[0].speedup.value)
+    best = max(pairs, key=lambda item: item[0].speedup.value)
+
+    def describe(item) -> str:
+        pair, results = item
+        value = pair.speedup.value
+        how = f"{format_ratio(value)} faster" if value >= 1 else f"{format_ratio(1 / value)} slower"
+        return f"{how} ({markdown.text(results.title)} — {markdown.text(pair.label)})"
+
+    return f"{describe(worst)} to {describe(best)}"
+
+
 def _environment(context: Context) -> str:
     def body(runner: str) -> str:
         found = context.results[runner]
@@ -511,6 +529,7 @@ DIRECTIVES: dict[str, Callable[..., str]] = {
     "metric": _metric,
     "count": _count,
     "xla_summary": _xla_summary,
+    "xla_extremes": _xla_extremes,
     "layers": _layers,
     "layer_time": _layer_time,
     "layer_share": _layer_share,
