@@ -80,7 +80,7 @@ def test_the_command_prints_a_row_per_case_and_a_summary(tmp_path):
 
 def test_interval_contains_the_estimate_and_narrows_with_more_processes():
     few, many = runs(1e-3)[:1], runs(1e-3) * 3
-    wide, narrow = intervals.ratio(few, few, "x"), intervals.ratio(many, many, "x")
+    wide, narrow = intervals.ratio(few, few), intervals.ratio(many, many)
     for found in (wide, narrow):
         assert found.low <= found.value <= found.high
     assert narrow.high - narrow.low < wide.high - wide.low

@@ -75,7 +75,7 @@ def compare(old: Path, new: Path) -> list[CaseChange]:
         labels = [case.label for case in old_results.cases if case.label in {c.label for c in new_results.cases}]
         for label in labels:
             old_case, new_case = old_results.case(label), new_results.case(label)
-            change = intervals.ratio(new_case, old_case, f"{old_results.example}|{label}|compare")
+            change = intervals.ratio(new_case, old_case)
             changes.append(CaseChange(new_results.runner, new_results.example, label,
                                       intervals.estimate_s(old_case), intervals.estimate_s(new_case), change))
     return changes

@@ -133,7 +133,7 @@ def holds_from(points: list[tuple[float, bool]]) -> float | None:
 
 
 def _speedup(fast: Timing, slow: Timing, x: float) -> intervals.Ratio:
-    return intervals.ratio(slow.runs, fast.runs, f"sweep|{x}")
+    return intervals.ratio(slow.runs, fast.runs)
 
 
 def speedups(results: ResultsFile, faster: str, slower: str) -> list[tuple[float, intervals.Ratio]]:

@@ -57,7 +57,6 @@ def xla_pairs(results: ResultsFile) -> list[XlaPair]:
                 continue
             graph_case, xla_case = cases[graph_mode], cases[xla_mode]
             graph, xla = graph_case.measurement, xla_case.measurement
-            # The same seed as {{ speedup NAME GRAPH XLA }}: one comparison, one interval, everywhere.
             pairs.append(XlaPair(_label(results, graph_case, graph_mode, xla_mode), graph.median_s, xla.median_s,
                                  graph.first_call_s, xla.first_call_s,
                                  intervals.speedup(results, graph_case.label, xla_case.label)))

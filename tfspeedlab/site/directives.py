@@ -429,8 +429,7 @@ def _agreement(context: Context, example: str, case: str, other_example: str, ot
     ``{{ agreement step_profile graph train_step graph }}`` → ``1.04× [0.97–1.12×], no clear difference``.
     """
     found = intervals.ratio(context.lookup(example, runner).case(case),
-                            context.lookup(other_example, runner).case(other_case),
-                            f"{example}|{case}|{other_example}|{other_case}")
+                            context.lookup(other_example, runner).case(other_case))
     verdict = {"faster": "slower here", "slower": "faster here"}.get(intervals.verdict(found), "no clear difference")
     return f"{format_ratio(found.value)} [{format_interval(found)}], {verdict}"
 

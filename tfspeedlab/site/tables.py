@@ -71,7 +71,7 @@ def grid_table(results: ResultsFile) -> Markdown:
             cell = format_time(m.median_s) + noisy_mark(m)
             base = grid.baseline(column)
             if base is not None and row != baseline:
-                cell += f" · {format_ratio(intervals.ratio(case, base, f'{results.example}|{case.label}').value)}"
+                cell += f" · {format_ratio(intervals.ratio(case, base).value)}"
             cells.append(cell)
         body.append(cells)
     return table([grid.layout.rows.capitalize(), *map(str, grid.column_values)], body)
