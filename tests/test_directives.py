@@ -260,4 +260,5 @@ def test_percent_faster_reads_for_a_win_a_loss_and_a_tie(tmp_path):
     low, high = (float(x) for x in win.split("interval ")[1].rstrip("%)").replace("%", "").split("–"))
     assert low < 900 < high
     assert directives.render("percent_faster", ["runs", "graph", "eager"], ctx).startswith("900% slower (")
-    assert directives.render("percent_faster", ["runs", "eager", "twin"], ctx).startswith("not clearly faster or slower (")
+    tie = directives.render("percent_faster", ["runs", "eager", "twin"], ctx)
+    assert tie.startswith("not clearly faster or slower (95% interval: ") and "slower to" in tie and tie.endswith("faster)")

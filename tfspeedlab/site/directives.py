@@ -411,8 +411,11 @@ def _percent_faster(context: Context, example: str, slower: str, faster: str, *,
     if found.below_one:
         return (f"{1 / found.value - 1:.0%} slower "
                 f"(95% interval {1 / found.high - 1:.0%}–{1 / found.low - 1:.0%})")
-    return (f"not clearly faster or slower ({found.value - 1:+.0%}, "
-            f"95% interval {found.low - 1:+.0%} to {found.high - 1:+.0%})")
+    return f"not clearly faster or slower (95% interval: {_faster_or_slower(found.low)} to {_faster_or_slower(found.high)})"
+
+
+def _faster_or_slower(ratio: float) -> str:
+    return f"{ratio - 1:.0%} faster" if ratio >= 1 else f"{1 / ratio - 1:.0%} slower"
 
 
 def _verdict(context: Context, example: str, candidate: str, reference: str, *, runner: str = "cpu") -> str:
