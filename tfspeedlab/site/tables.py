@@ -163,7 +163,7 @@ def process_runs_table(results: ResultsFile) -> Markdown:
     for case in results.cases:
         timing = case.measurement
         medians = [run.median_s for run in timing.runs]
-        unit = select_unit(min(medians))
+        unit = select_unit(max(medians))  # "0.849 ms · 1.02 ms", not "849 µs · 1018 µs"
         body.append([case.label, str(len(medians)), " · ".join(format_time(m, unit) for m in medians),
                      f"{timing.process_spread:.0%}" if len(medians) > 1 else "one process"])
     return table(["Case", "Processes", "Median in each process, in the order run", "Spread between processes"],
