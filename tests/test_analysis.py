@@ -104,3 +104,17 @@ def test_xla_pairs_keep_every_workload_apart_and_know_the_keras_and_step_pairs()
     labels = [(p.label, p.verdict) for p in xla_pairs(keras)]
     assert labels == [("tiny: tf.function step + XLA vs tf.function step", "XLA slower"),
                       ("tiny: Keras 3 jit_compile vs Keras 3 train_on_batch", "no clear difference")]
+
+
+def test_where_the_gap_closes_reads_for_a_range_the_last_size_and_nowhere():
+    from unittest import mock
+
+    from tfspeedlab.analysis import sweeps as sweeps_module
+
+    results = sweep_results({"eager": line(0.0, 20e-6), "graph": line(200e-6, 1e-6)})
+    largest = sweeps_module.sweep(results, "eager")[-1][0]
+    noun = quantities._parameter_noun(results)
+    for value, phrase in ((None, f"at no measured {noun}"), (largest, f"at {noun} {largest}, the largest measured"),
+                          (1, f"from {noun} 1 up")):
+        with mock.patch.object(sweeps_module, "difference_fades_at", return_value=value):
+            assert quantities.derived(results, "gap_closes_where") == phrase

@@ -40,6 +40,16 @@ def _payback(results: ResultsFile) -> str:
     return "never (graph mode is not faster per call)" if math.isinf(calls) else f"{math.ceil(calls)}"
 
 
+def _from_value_up(results: ResultsFile, value: float | None) -> str:
+    """``from size 1000 up`` · ``at size 2048, the largest measured`` · ``at no measured size``."""
+    noun = _parameter_noun(results)
+    if value is None:
+        return f"at no measured {noun}"
+    largest = sweeps.sweep(results, sweeps.modes(results)[0])[-1][0]
+    name = _swept_value(results, value)
+    return f"at {noun} {name}, the largest measured" if value == largest else f"from {noun} {name} up"
+
+
 def at_values(values: list, noun: str) -> str:
     """``at no measured size`` · ``at size 8`` · ``at sizes 8, 16 and 32``: a list as a sentence says it."""
     if not values:
@@ -84,6 +94,7 @@ DERIVED: dict[str, Callable[[ResultsFile], str]] = {
                                                                default=None)),
     "graph_faster_from": lambda r: _swept_value(r, sweeps.first_x_where_faster(r, "graph", "eager")),
     "gap_closes_at": lambda r: _swept_value(r, sweeps.difference_fades_at(r)),
+    "gap_closes_where": lambda r: _from_value_up(r, sweeps.difference_fades_at(r)),
     "best_graph_gain": lambda r: _best_gain(r, "graph", "eager"),
     "worst_graph_gain": lambda r: _worst_gain(r, "graph", "eager"),
     "best_xla_vs_graph": lambda r: _best_gain(r, "xla", "graph"),
