@@ -50,25 +50,25 @@ def xla_pairs(results: ResultsFile) -> list[XlaPair]:
         key = tuple(sorted((name, repr(value)) for name, value in case.params.items()
                            if name not in _NOT_WORKLOAD and name != series))
         by_key.setdefault(key, {})[case.params.get(series)] = case
-    pairs = []
+    found = []
     for cases in by_key.values():
         for graph_mode, xla_mode in MODE_PAIRS:
-            if graph_mode not in cases or xla_mode not in cases:
-                continue
-            graph_case, xla_case = cases[graph_mode], cases[xla_mode]
-            graph, xla = graph_case.measurement, xla_case.measurement
-            pairs.append(XlaPair(_label(results, graph_case, graph_mode, xla_mode), graph.median_s, xla.median_s,
-                                 graph.first_call_s, xla.first_call_s,
-                                 intervals.speedup(results, graph_case.label, xla_case.label)))
+            if graph_mode in cases and xla_mode in cases:
+                found.append((_where(results, cases[graph_mode], graph_mode), cases[graph_mode], cases[xla_mode]))
+    # Name the modes only where one workload has several pairs (TF1 vs TF2: Keras's step and a hand-written one).
+    ambiguous = len({where for where, _, _ in found}) < len(found)
+    pairs = []
+    for where, graph_case, xla_case in found:
+        graph, xla = graph_case.measurement, xla_case.measurement
+        label = f"{where}: {xla_case.params[series]} vs {graph_case.params[series]}" if ambiguous else where
+        pairs.append(XlaPair(label, graph.median_s, xla.median_s, graph.first_call_s, xla.first_call_s,
+                             intervals.speedup(results, graph_case.label, xla_case.label)))
     return pairs
 
 
-def _label(results: ResultsFile, graph_case, graph_mode: str, xla_mode: str) -> str:
-    """What the pair ran: the swept value, or the graph case's label without its mode; plus the
-    modes compared when they are not plain ``graph`` and ``xla``."""
+def _where(results: ResultsFile, graph_case, graph_mode: str) -> str:
+    """What the pair ran: the swept value, or the graph case's label without its mode."""
     if isinstance(results.layout, Sweep):
         parameter = results.layout.parameter
-        where = f"{parameter.replace('_', ' ')} {graph_case.params.get(parameter)}"
-    else:
-        where = graph_case.label.replace(graph_mode, "").strip(" ·") or "—"
-    return where if (graph_mode, xla_mode) == (GRAPH, XLA) else f"{where}: {xla_mode} vs {graph_mode}"
+        return f"{parameter.replace('_', ' ')} {graph_case.params.get(parameter)}"
+    return graph_case.label.replace(graph_mode, "").strip(" ·") or "—"
