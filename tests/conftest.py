@@ -14,6 +14,46 @@ REPO = Path(__file__).resolve().parent.parent
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 
+# Tiny examples with plain-Python cases: they exercise the harness, not TensorFlow.
+PASSING_EXAMPLE = '''
+# # A passing example
+import time
+import tfspeedlab
+
+def workload(quick=False):
+    return tfspeedlab.Workload(
+        name="passing", title="Passing",
+        cases=[tfspeedlab.Case("sleep", time.sleep, (0.001,))], budget_s=0.05,
+    )
+'''
+SLOW_EXAMPLE = '''
+# # A slow example
+import time
+import tfspeedlab
+
+def workload(quick=False):
+    print("slow example started", flush=True)
+    return tfspeedlab.Workload(
+        name="slow", title="Slow",
+        cases=[tfspeedlab.Case("sleep", time.sleep, (0.01,))], budget_s=120,
+    )
+'''
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` with its bytes: to show that something left a tree as it was."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def build_site(results_dir: Path, site_dir: Path) -> subprocess.CompletedProcess:
+    """A strict MkDocs build of the site from ``results_dir``."""
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
+        cwd=REPO, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "TFSPEEDLAB_RESULTS": str(results_dir), "NO_MKDOCS_2_WARNING": "1"},
+    )
+
+
 def run_cli(*args: str, cwd: Path = REPO, timeout: float = 600, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "tfspeedlab", *args],

@@ -8,8 +8,7 @@ import threading
 
 import pytest
 
-from conftest import site_results
-from test_site import build
+from conftest import build_site, site_results
 from tfspeedlab.analysis import cost_model
 from tfspeedlab.results.store import load_runner
 
@@ -35,7 +34,7 @@ def browser():
 @pytest.fixture(scope="module")
 def site_url(quick_results, tmp_path_factory):
     site = tmp_path_factory.mktemp("browser-site")
-    completed = build(site_results(quick_results, tmp_path_factory.mktemp("browser-results") / "results"), site)
+    completed = build_site(site_results(quick_results, tmp_path_factory.mktemp("browser-results") / "results"), site)
     assert completed.returncode == 0, completed.stderr[-4000:]
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)

@@ -8,37 +8,13 @@ import time
 
 import pytest
 
-from conftest import REPO, run_cli
+from conftest import PASSING_EXAMPLE, REPO, SLOW_EXAMPLE, run_cli
 from tfspeedlab import cli
 
-# Tiny examples with plain-Python cases: they exercise the CLI, not TensorFlow.
-PASSING = '''
-# # A passing example
-import time
-import tfspeedlab
-
-def workload(quick=False):
-    return tfspeedlab.Workload(
-        name="passing", title="Passing",
-        cases=[tfspeedlab.Case("sleep", time.sleep, (0.001,))], budget_s=0.05,
-    )
-'''
 FAILING = '''
 # # A failing example
 def workload(quick=False):
     raise RuntimeError("this example is broken on purpose")
-'''
-SLOW = '''
-# # A slow example
-import time
-import tfspeedlab
-
-def workload(quick=False):
-    print("slow example started", flush=True)
-    return tfspeedlab.Workload(
-        name="slow", title="Slow",
-        cases=[tfspeedlab.Case("sleep", time.sleep, (0.01,))], budget_s=120,
-    )
 '''
 ISOLATED = '''
 # # Process groups
@@ -90,7 +66,7 @@ def workload(quick=False):
 def examples_dir(tmp_path):
     folder = tmp_path / "examples"
     folder.mkdir()
-    for name, text in (("passing", PASSING), ("failing", FAILING), ("slow", SLOW), ("isolated", ISOLATED),
+    for name, text in (("passing", PASSING_EXAMPLE), ("failing", FAILING), ("slow", SLOW_EXAMPLE), ("isolated", ISOLATED),
                        ("skipping", SKIPPING), ("artifacts", ARTIFACTS)):
         (folder / f"{name}.py").write_text(textwrap.dedent(text))
     return folder

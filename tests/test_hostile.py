@@ -15,7 +15,7 @@ from pathlib import Path
 import markdown as python_markdown
 import pytest
 
-from conftest import REPO, run_cli, synthetic_results
+from conftest import PASSING_EXAMPLE, REPO, SLOW_EXAMPLE, build_site, run_cli, snapshot, synthetic_results
 from tfspeedlab.results import artifacts
 from tfspeedlab.results.merge import MergeError, merge_results
 from tfspeedlab.results.schema import MAX_FILE_BYTES, MAX_TEXT, ResultsFileError, to_dict
@@ -30,10 +30,6 @@ def _write_raw(path: Path, data: dict) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data))
     return path
-
-
-def _snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def _html(markdown_text: str) -> str:
@@ -55,10 +51,10 @@ def test_1_example_name_that_is_not_a_file_name_is_refused_and_merge_deletes_not
     write_results(synthetic_results(), into)
     (into / "cpu" / "traces" / "demo").mkdir(parents=True)
     (into / "cpu" / "traces" / "demo" / "run.xplane.pb").write_bytes(b"trace")
-    before = _snapshot(into)
+    before = snapshot(into)
     with pytest.raises(MergeError, match="'example'"):
         merge_results([tmp_path / "source"], into)
-    assert _snapshot(into) == before
+    assert snapshot(into) == before
     assert not list(into.glob(".staging-*"))
     with pytest.raises(ValueError, match="example name"):
         artifacts.published_dir(into, "cpu", name)
@@ -135,17 +131,6 @@ import tfspeedlab
 def workload(quick=False):
     sys.exit({code})
 '''
-PASSING = '''
-# # Passes
-import time
-import tfspeedlab
-
-def workload(quick=False):
-    return tfspeedlab.Workload(name="passing", title="Passing",
-                               cases=[tfspeedlab.Case("sleep", time.sleep, (0.001,))], budget_s=0.05)
-'''
-
-
 def _examples(tmp_path, **sources) -> Path:
     folder = tmp_path / "examples"
     folder.mkdir(exist_ok=True)
@@ -156,7 +141,7 @@ def _examples(tmp_path, **sources) -> Path:
 
 @pytest.mark.parametrize("code", [0, 3])
 def test_4_an_example_that_calls_sys_exit_is_a_recorded_failure_and_the_suite_goes_on(tmp_path, code):
-    examples = _examples(tmp_path, exiting=EXITING.format(code=code), passing=PASSING)
+    examples = _examples(tmp_path, exiting=EXITING.format(code=code), passing=PASSING_EXAMPLE)
     out = tmp_path / "results"
     completed = run_cli("--examples", str(examples), "run", "exiting", "passing", "--runner", "cpu", "--out", str(out))
     assert completed.returncode == 1, completed.stderr[-2000:]
@@ -193,7 +178,7 @@ def workload(quick=False):
 
 
 def test_6_a_hanging_example_times_out_is_recorded_and_the_rest_run(tmp_path):
-    examples = _examples(tmp_path, hanging=HANGING, passing=PASSING)
+    examples = _examples(tmp_path, hanging=HANGING, passing=PASSING_EXAMPLE)
     out = tmp_path / "results"
     start = time.monotonic()
     completed = run_cli("--examples", str(examples), "run", "hanging", "passing", "--runner", "cpu",
@@ -246,7 +231,7 @@ def test_8_results_for_an_example_that_does_not_exist_stop_the_build(tmp_path):
     results_root = tmp_path / "results"
     shutil.copytree(REPO / "results", results_root)
     write_results(synthetic_results(example="no_such_example", runner="cpu"), results_root)
-    completed = _build(results_root, tmp_path / "site")
+    completed = build_site(results_root, tmp_path / "site")
     assert completed.returncode != 0
     assert "no example 'no_such_example'" in completed.stderr
 
@@ -275,7 +260,7 @@ def test_9_text_the_directive_pattern_does_not_take_is_an_error_with_its_line(te
 # 10. Clear messages, not tracebacks; merge all or nothing.
 
 def test_10_out_that_is_a_file_is_one_clear_error(tmp_path):
-    examples = _examples(tmp_path, passing=PASSING)
+    examples = _examples(tmp_path, passing=PASSING_EXAMPLE)
     out = tmp_path / "file"
     out.write_text("not a folder")
     completed = run_cli("--examples", str(examples), "run", "passing", "--runner", "cpu", "--out", str(out))
@@ -295,7 +280,7 @@ def test_10_merge_stages_everything_before_it_replaces_anything(tmp_path, monkey
     for runner, gpus in (("cpu", []), ("gpu", [{"name": "x"}])):
         results = synthetic_results(runner=runner)
         write_results(dataclasses.replace(results, environment={**results.environment, "gpus": gpus}), into)
-    before = _snapshot(into)
+    before = snapshot(into)
     calls = []
     original = artifacts.copy_for_publishing
 
@@ -308,7 +293,7 @@ def test_10_merge_stages_everything_before_it_replaces_anything(tmp_path, monkey
     monkeypatch.setattr(artifacts, "copy_for_publishing", failing_second)
     with pytest.raises(MergeError, match="No space left on device.*as it was"):
         merge_results([source], into)
-    assert _snapshot(into) == before
+    assert snapshot(into) == before
 
 
 @pytest.mark.parametrize("content, field", [
@@ -338,7 +323,7 @@ def test_10_non_dict_gpu_entry_and_non_utf8_results_name_the_file(tmp_path):
 def test_10_examples_folder_missing_or_a_non_utf8_example_are_clear(tmp_path):
     completed = run_cli("--examples", str(tmp_path / "nonexistent"), "list")
     assert completed.returncode == 2 and "no such folder of examples" in completed.stderr
-    examples = _examples(tmp_path, passing=PASSING)
+    examples = _examples(tmp_path, passing=PASSING_EXAMPLE)
     (examples / "latin.py").write_bytes(b"# # Caf\xe9\nx = 1\n")
     listed = run_cli("--examples", str(examples), "list")
     assert listed.returncode == 0 and "latin" in listed.stdout, listed.stderr[-2000:]
@@ -347,20 +332,8 @@ def test_10_examples_folder_missing_or_a_non_utf8_example_are_clear(tmp_path):
 
 # 11. Interrupts are forwarded and reported truthfully; staging does not pile up.
 
-SLOW = '''
-# # Slow
-import time
-import tfspeedlab
-
-def workload(quick=False):
-    print("slow example started", flush=True)
-    return tfspeedlab.Workload(name="slow", title="Slow",
-                               cases=[tfspeedlab.Case("sleep", time.sleep, (0.01,))], budget_s=120)
-'''
-
-
 def test_11_sigint_to_the_parent_alone_reaches_the_child_and_keeps_the_old_results(tmp_path):
-    examples = _examples(tmp_path, slow=SLOW)
+    examples = _examples(tmp_path, slow=SLOW_EXAMPLE)
     out = tmp_path / "results"
     previous = out / "cpu" / "slow.json"
     previous.parent.mkdir(parents=True)
@@ -431,11 +404,3 @@ def test_13_a_run_dated_in_the_future_is_refused_by_merge(tmp_path):
     write_results(future, tmp_path / "source")
     with pytest.raises(MergeError, match="utc_time.*in the future"):
         merge_results([tmp_path / "source"], tmp_path / "into")
-
-
-def _build(results_dir: Path, site_dir: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
-        cwd=REPO, capture_output=True, text=True, timeout=600,
-        env={**os.environ, "TFSPEEDLAB_RESULTS": str(results_dir), "NO_MKDOCS_2_WARNING": "1"},
-    )

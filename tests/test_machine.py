@@ -33,9 +33,7 @@ def test_a_cpu_process_that_never_used_tensorflow_records_it_without_importing_i
     code = ("import sys, json; from tfspeedlab.run import machine; "
             "env = machine.capture('cpu'); "
             "print(json.dumps([env['tensorflow'], env['intra_op_threads'], env['gpus'], 'tensorflow' in sys.modules]))")
-    completed = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert completed.returncode == 0, completed.stderr[-2000:]
-    version, threads, gpus, imported = json.loads(completed.stdout.strip().splitlines()[-1])
+    version, threads, gpus, imported = _printed_json(code)
     installed = {d: v for d in ("tensorflow", "tensorflow-cpu") if (v := _version(d))}
     assert version in installed.values() and threads == 0 and gpus == [] and imported is False
 
@@ -44,10 +42,15 @@ def test_a_process_that_used_tensorflow_is_described_by_tensorflow_itself():
     code = ("import sys, json, tensorflow as tf; from tfspeedlab.run import machine; "
             "tf.config.threading.set_intra_op_parallelism_threads(1); "
             "print(json.dumps([machine.capture('cpu')['intra_op_threads'], tf.__version__]))")
+    threads, _ = _printed_json(code)
+    assert threads == 1
+
+
+def _printed_json(code: str):
+    """Run ``code`` in a fresh Python (so that what it imports is its own) and read the JSON it printed last."""
     completed = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr[-2000:]
-    threads, _ = json.loads(completed.stdout.strip().splitlines()[-1])
-    assert threads == 1
+    return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
 def _version(distribution):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import synthetic_results
+from conftest import snapshot, synthetic_results
 from tfspeedlab import cli
 from tfspeedlab.results.merge import MergeError, merge_results
 from tfspeedlab.results.schema import ResultsFile, to_dict
@@ -25,10 +25,6 @@ def _tree(root: Path, *results: ResultsFile) -> Path:
     for item in results:
         write_results(item, root)
     return root
-
-
-def _snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def test_merges_trees_keeping_the_newest_run_of_each_runner_and_example(tmp_path):
@@ -69,14 +65,14 @@ def test_never_deletes_and_never_replaces_a_newer_file_in_the_target(tmp_path):
     into = _tree(tmp_path / "into", _results("2026-03-01T00:00:00+00:00"), _results(example="mine"))
     failure = write_failure(into, "cpu", "mine", "RuntimeError", "traceback", "2026-03-02T00:00:00+00:00")
     (into / "cpu" / "notes.txt").write_text("kept\n")
-    before = _snapshot(into)
+    before = snapshot(into)
     source = _tree(tmp_path / "source", _results("2026-02-01T00:00:00+00:00"), _results(example="fresh"))
 
     report = merge_results([source], into)
 
     assert report.written == [into / "cpu" / "fresh.json"]
     assert report.unchanged == [into / "cpu" / "demo.json"]
-    after = _snapshot(into)
+    after = snapshot(into)
     assert {name: after[name] for name in before} == before
     assert failure.exists()
 
@@ -90,7 +86,7 @@ def test_accepts_a_runner_folder_a_ci_artifact_folder_and_single_files(tmp_path)
 
     report = merge_results([cpu_folder, artifact, single], tmp_path / "into")
 
-    assert _snapshot(tmp_path / "into").keys() == {"cpu/demo.json", "cpu/single.json", "gpu/demo.json"}
+    assert snapshot(tmp_path / "into").keys() == {"cpu/demo.json", "cpu/single.json", "gpu/demo.json"}
     assert report.ignored == [cpu_folder / "demo.failed.json"]
 
 
@@ -109,10 +105,10 @@ def test_rewrites_a_file_written_by_a_run_byte_for_byte(tmp_path):
 
 
 def _refused(sources: list[Path], into: Path) -> str:
-    before = _snapshot(into) if into.exists() else None
+    before = snapshot(into) if into.exists() else None
     with pytest.raises(MergeError) as caught:
         merge_results(sources, into)
-    assert (_snapshot(into) if into.exists() else None) == before, "a refused merge wrote something"
+    assert (snapshot(into) if into.exists() else None) == before, "a refused merge wrote something"
     return str(caught.value)
 
 

@@ -1,10 +1,8 @@
 import json
-import subprocess
-import sys
 
 import pytest
 
-from conftest import REPO, site_results
+from conftest import REPO, build_site, site_results
 from tfspeedlab.analysis import intervals, op_layers
 from tfspeedlab.results.schema import SCHEMA_VERSION
 from tfspeedlab.results.store import load_results
@@ -12,19 +10,11 @@ from tfspeedlab.site import quantities
 from tfspeedlab.units import format_ratio, format_signed_time, format_time
 
 
-def build(results_dir, site_dir):
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
-        cwd=REPO, capture_output=True, text=True, timeout=600,
-        env={**__import__("os").environ, "TFSPEEDLAB_RESULTS": str(results_dir), "NO_MKDOCS_2_WARNING": "1"},
-    )
-
-
 @pytest.fixture(scope="module")
 def built_site(quick_results, tmp_path_factory):
     results = site_results(quick_results, tmp_path_factory.mktemp("site-results") / "results")
     site = tmp_path_factory.mktemp("site")
-    completed = build(results, site)
+    completed = build_site(results, site)
     assert completed.returncode == 0, completed.stderr[-4000:]
     return site
 
@@ -55,7 +45,7 @@ def test_charts_are_generated_for_both_colour_schemes(built_site):
 
 
 def test_committed_results_build_too(tmp_path):
-    completed = build(REPO / "results", tmp_path / "site")
+    completed = build_site(REPO / "results", tmp_path / "site")
     assert completed.returncode == 0, completed.stderr[-4000:]
 
 
@@ -64,7 +54,7 @@ def test_malformed_results_file_stops_the_build_naming_it(quick_results, tmp_pat
     broken = results / "gpu" / "small_ops.json"
     broken.parent.mkdir(exist_ok=True)
     broken.write_text(json.dumps({"schema": "tfspeedlab.results", "schema_version": SCHEMA_VERSION}))
-    completed = build(results, tmp_path / "site")
+    completed = build_site(results, tmp_path / "site")
     assert completed.returncode != 0
     assert str(broken) in completed.stderr and "'runner'" in completed.stderr
 
@@ -104,7 +94,7 @@ def test_gpu_results_fill_the_gpu_tabs_and_ci_fallback_is_stated(quick_results, 
     (results / "gpu").mkdir()
     (results / "gpu" / "small_ops.json").write_text(json.dumps(data))
     (results / "cpu" / "SOURCE").write_text("committed\n")
-    completed = build(results, tmp_path / "site")
+    completed = build_site(results, tmp_path / "site")
     assert completed.returncode == 0, completed.stderr[-4000:]
     page = (tmp_path / "site" / "small-ops" / "index.html").read_text()
     assert "Test GPU H999" in (tmp_path / "site" / "runners" / "index.html").read_text()

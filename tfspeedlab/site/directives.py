@@ -73,7 +73,7 @@ from pathlib import Path
 
 from tfspeedlab.analysis import cost_model, dispatch, intervals, op_layers
 from tfspeedlab.analysis.summary import any_noisy, format_interval
-from tfspeedlab.analysis.xla import xla_pairs
+from tfspeedlab.analysis.xla import XlaPair, xla_pairs
 from tfspeedlab.results import artifacts
 from tfspeedlab.results.schema import RUNNERS, ResultsFile
 from tfspeedlab.results.store import load_failure
@@ -310,9 +310,15 @@ def _estimator_summary(context: Context, *examples: str) -> str:
     return runner_tabs(body)
 
 
+def _xla_pairs_by_example(context: Context, runner: str) -> list[tuple[ResultsFile, list[XlaPair]]]:
+    """Each results file that measured graph/XLA pairs, with its pairs (each a bootstrap: found once)."""
+    found = [(results, xla_pairs(results)) for results in context.results[runner].values()]
+    return [(results, pairs) for results, pairs in found if pairs]
+
+
 def _xla_summary(context: Context) -> str:
     def body(runner: str) -> str:
-        with_xla = [r for r in context.results[runner].values() if xla_pairs(r)]
+        with_xla = _xla_pairs_by_example(context, runner)
         if not with_xla:
             return not_measured(runner, "the XLA workloads")
         return tables.xla_summary_table(with_xla) + "\n"
@@ -323,7 +329,7 @@ def _xla_summary(context: Context) -> str:
 def _xla_extremes(context: Context, *, runner: str = "cpu") -> str:
     """XLA's worst and best against the plain graph over every pair measured (the XLA page's table):
     ``0.367× (TF1 vs TF2, small: …) to 4.68× (…)``."""
-    pairs = [(pair, results) for results in context.results[runner].values() for pair in xla_pairs(results)]
+    pairs = [(pair, results) for results, found in _xla_pairs_by_example(context, runner) for pair in found]
     if not pairs:
         raise DirectiveError(f"no {runner} results file measures a graph/XLA pair")
     worst = min(pairs, key=lambda item: item[0].speedup.value)
@@ -407,10 +413,9 @@ def _percent_faster(context: Context, example: str, slower: str, faster: str, *,
     faster or slower (+2%, …)`` when the interval spans both. The ratio of ``{{ ratio NAME SLOWER FASTER }}``."""
     found = intervals.speedup(context.lookup(example, runner), slower, faster)
     if found.above_one:
-        return f"{found.value - 1:.0%} faster (95% interval {found.low - 1:.0%}–{found.high - 1:.0%})"
+        return f"{_faster_or_slower(found.value)} (95% interval {found.low - 1:.0%}–{found.high - 1:.0%})"
     if found.below_one:
-        return (f"{1 / found.value - 1:.0%} slower "
-                f"(95% interval {1 / found.high - 1:.0%}–{1 / found.low - 1:.0%})")
+        return f"{_faster_or_slower(found.value)} (95% interval {1 / found.high - 1:.0%}–{1 / found.low - 1:.0%})"
     return f"not clearly faster or slower (95% interval: {_faster_or_slower(found.low)} to {_faster_or_slower(found.high)})"
 
 

@@ -185,14 +185,14 @@ def dispatch_table(results: ResultsFile) -> Markdown:
     return table(["Mode", f"Per op ({ops}-op loop ÷ {ops})", f"Against {floor.mode}", "Whole training step"], body)
 
 
-def xla_summary_table(all_results: list[ResultsFile]) -> Markdown:
+def xla_summary_table(pairs_by_example: list[tuple[ResultsFile, list[xla.XlaPair]]]) -> Markdown:
     """XLA against the plain graph for every pair of cases measured both ways, with a verdict."""
     # The example's name, not its title: the row must leave room for the verdict on a laptop screen.
     body = [[code(results.example), pair.label, f"{format_time(pair.graph_s)} → {format_time(pair.xla_s)}",
              f"{format_ratio(pair.speedup.value)} [{format_interval(pair.speedup)}]",
              f"{format_time(pair.graph_first_s)} → {format_time(pair.xla_first_s)}",
              bold(pair.verdict) if pair.verdict != "no clear difference" else pair.verdict]
-            for results in all_results for pair in xla.xla_pairs(results)]
+            for results, pairs in pairs_by_example for pair in pairs]
     header = ("Example", "Case", "Time: graph → XLA", "XLA vs graph [95%]", "First call: graph → XLA", "Verdict")
     return table(header, body, [LEFT, LEFT, RIGHT, RIGHT, RIGHT, LEFT])
 
