@@ -139,11 +139,17 @@ def _examples(tmp_path, **sources) -> Path:
     return folder
 
 
+# A full run starts each example's process fresh; a quick one forks it (run/launch.py): both paths.
+STARTS = pytest.mark.parametrize("start", [(), ("--quick",)], ids=["fresh", "forked"])
+
+
+@STARTS
 @pytest.mark.parametrize("code", [0, 3])
-def test_4_an_example_that_calls_sys_exit_is_a_recorded_failure_and_the_suite_goes_on(tmp_path, code):
+def test_4_an_example_that_calls_sys_exit_is_a_recorded_failure_and_the_suite_goes_on(tmp_path, code, start):
     examples = _examples(tmp_path, exiting=EXITING.format(code=code), passing=PASSING_EXAMPLE)
     out = tmp_path / "results"
-    completed = run_cli("--examples", str(examples), "run", "exiting", "passing", "--runner", "cpu", "--out", str(out))
+    completed = run_cli("--examples", str(examples), "run", "exiting", "passing", "--runner", "cpu", "--out", str(out),
+                        *start)
     assert completed.returncode == 1, completed.stderr[-2000:]
     assert "exiting: FAILED" in completed.stderr and "passing: ok" in completed.stderr
     failure = json.loads((out / "cpu" / "exiting.failed.json").read_text())
@@ -177,13 +183,14 @@ def workload(quick=False):
 '''
 
 
-def test_6_a_hanging_example_times_out_is_recorded_and_the_rest_run(tmp_path):
+@STARTS
+def test_6_a_hanging_example_times_out_is_recorded_and_the_rest_run(tmp_path, start):
     examples = _examples(tmp_path, hanging=HANGING, passing=PASSING_EXAMPLE)
     out = tmp_path / "results"
-    start = time.monotonic()
+    began = time.monotonic()
     completed = run_cli("--examples", str(examples), "run", "hanging", "passing", "--runner", "cpu",
-                        "--out", str(out), "--timeout", "3")
-    assert time.monotonic() - start < 120
+                        "--out", str(out), "--timeout", "3", *start)
+    assert time.monotonic() - began < 120
     assert completed.returncode == 1, completed.stderr[-2000:]
     assert "hanging: FAILED (timed out after 3 s" in completed.stderr and "passing: ok" in completed.stderr
     failure = json.loads((out / "cpu" / "hanging.failed.json").read_text())
@@ -332,7 +339,8 @@ def test_10_examples_folder_missing_or_a_non_utf8_example_are_clear(tmp_path):
 
 # 11. Interrupts are forwarded and reported truthfully; staging does not pile up.
 
-def test_11_sigint_to_the_parent_alone_reaches_the_child_and_keeps_the_old_results(tmp_path):
+@STARTS
+def test_11_sigint_to_the_parent_alone_reaches_the_child_and_keeps_the_old_results(tmp_path, start):
     examples = _examples(tmp_path, slow=SLOW_EXAMPLE)
     out = tmp_path / "results"
     previous = out / "cpu" / "slow.json"
@@ -340,7 +348,7 @@ def test_11_sigint_to_the_parent_alone_reaches_the_child_and_keeps_the_old_resul
     previous.write_text('{"kept": true}')
     process = subprocess.Popen(
         [sys.executable, "-m", "tfspeedlab", "--examples", str(examples), "run", "slow", "--runner", "cpu",
-         "--out", str(out)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+         "--out", str(out), *start], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 120
     for line in process.stdout:
         if "slow · sleep  (1/1)" in line or time.monotonic() > deadline:

@@ -14,8 +14,8 @@ from tfspeedlab.analysis.summary import format_interval
 from tfspeedlab.results.merge import MergeError, merge_results
 from tfspeedlab.results.schema import ResultsFileError
 from tfspeedlab.results import artifacts
-from tfspeedlab.run import catalog, machine, supervisor
-from tfspeedlab.run.machine import RUNNER_CHOICES
+from tfspeedlab.run import catalog, launch, machine, supervisor
+from tfspeedlab.run.machine import RUNNER_CHOICES, hide_gpus_for
 from tfspeedlab.run.report import text_columns
 from tfspeedlab.run.worker import EXIT_NO_GPU, terminate_as_interrupt
 from tfspeedlab.units import format_ratio, format_time
@@ -52,6 +52,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=_positive, metavar="SECONDS",
                      help="stop an example that runs longer and record it as failed "
                           f"(default: {supervisor.TIMEOUT_FULL_S} s, {supervisor.TIMEOUT_QUICK_S} s with --quick)")
+    run.add_argument("--cold-start", action="store_true",
+                     help="start every process from a fresh interpreter in a quick run too (a full run always "
+                          "does; a quick one forks them from a process that has imported TensorFlow once)")
     run.set_defaults(handler=_run)
 
     listing = commands.add_parser("list", help="list the examples")
@@ -153,15 +156,20 @@ def _run(options: argparse.Namespace) -> int:
     artifacts.remove_abandoned_staging(options.out)
     terminate_as_interrupt()
     timeout_s = options.timeout or supervisor.default_timeout(options.quick)
+    suite_start = time.perf_counter()  # the summary's time includes the import done for forking
+    try:
+        fork = options.quick and _prepare_forking(options)
+    except KeyboardInterrupt:
+        print("\ninterrupted before any example ran; nothing was written", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
     outcomes: dict[str, str] = {}
-    suite_start = time.perf_counter()
     for index, script in enumerate(scripts, start=1):
         print(f"[{index}/{len(scripts)}] {script.name}: {script.title}", file=sys.stderr, flush=True)
         start = time.perf_counter()
         try:
-            outcome = supervisor.run_example(script, _worker_command(script, options), options.out,
-                                             options.runner, timeout_s)
+            outcome = supervisor.run_example(script, _worker_argv(script, options), options.out,
+                                             options.runner, timeout_s, fork=fork)
         except supervisor.Interrupted as interrupt:
             outcomes[script.name] = interrupt.outcome
             _summary(outcomes, suite_start)
@@ -186,9 +194,20 @@ def _unwritable(out: Path) -> str | None:
     return None
 
 
-def _worker_command(script: catalog.ExampleScript, options: argparse.Namespace) -> list[str]:
-    command = [sys.executable, "-m", "tfspeedlab.run.worker", str(script.path),
-               "--runner", options.runner, "--out", str(options.out)]
+def _prepare_forking(options: argparse.Namespace) -> bool:
+    """For a quick run: import TensorFlow here once, so that every example's process can be
+    forked from this one (``run/launch.py`` says when that is allowed); False with --cold-start."""
+    if options.cold_start:
+        launch.request_cold_start()
+        return False
+    if options.runner == "gpu" or (options.runner == "auto" and not machine.no_gpu_devices()):
+        return False  # a GPU run starts fresh processes: CUDA must not meet a fork
+    hide_gpus_for(options.runner)  # before the import, as a fresh worker would
+    return launch.preload_tensorflow()
+
+
+def _worker_argv(script: catalog.ExampleScript, options: argparse.Namespace) -> list[str]:
+    command = [str(script.path), "--runner", options.runner, "--out", str(options.out)]
     if options.quick:
         command.append("--quick")
     if options.processes:

@@ -13,15 +13,13 @@ its cases to a partial results file.
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from tfspeedlab.results.schema import CaseResult, ResultsFile
 from tfspeedlab.results.store import load_results
-from tfspeedlab.run import machine
+from tfspeedlab.run import launch, machine
 from tfspeedlab.run.cases import assemble, run_workload
 from tfspeedlab.spec.workload import Workload
 
@@ -75,13 +73,14 @@ def run_in_processes(script: Path, workload: Workload, runner: str, quick: bool,
 
 def _run_child(script: Path, runner: str, quick: bool, group: str | None, round_number: int, partial: Path,
                env: dict, processes: int) -> None:
-    command = [sys.executable, "-m", "tfspeedlab.run.worker", str(script), "--runner", runner,
-               "--round", str(round_number), "--partial", str(partial), "--processes", str(processes)]
-    command += (["--process", group] if group is not None else []) + (["--quick"] if quick else [])
-    completed = subprocess.run(command, env={**os.environ, **env})
-    if completed.returncode != 0:
-        raise ProcessGroupError(f"process {group or 'of all cases'!r} (round {round_number}) "
-                                f"exited with {completed.returncode}")
+    argv = [str(script), "--runner", runner, "--round", str(round_number), "--partial", str(partial),
+            "--processes", str(processes)]
+    argv += (["--process", group] if group is not None else []) + (["--quick"] if quick else [])
+    # A quick run forks the child from this process when that starts it as a fresh one would
+    # (``launch``): the example is loaded here already, TensorFlow imported, its runtime not started.
+    code = launch.start(argv, env, fork=quick and not launch.cold_start_requested()).wait()
+    if code != 0:
+        raise ProcessGroupError(f"process {group or 'of all cases'!r} (round {round_number}) exited with {code}")
     if not partial.exists():
         raise ProcessGroupError(f"process {group or 'of all cases'!r} (round {round_number}) "
                                 "exited without writing its results")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tfspeedlab.results.store import results_path, write_failure
-from tfspeedlab.run import machine
+from tfspeedlab.run import launch, machine
 from tfspeedlab.run.catalog import ExampleScript
 from tfspeedlab.run.worker import EXIT_FAILED, EXIT_NO_GPU, EXIT_SKIPPED
 
@@ -50,11 +50,13 @@ def default_timeout(quick: bool) -> float:
     return TIMEOUT_QUICK_S if quick else TIMEOUT_FULL_S
 
 
-def run_example(script: ExampleScript, command: list[str], out: Path, runner: str, timeout_s: float) -> Outcome:
-    """Run ``command`` (the worker for ``script``) and say how it ended."""
+def run_example(script: ExampleScript, worker_argv: list[str], out: Path, runner: str, timeout_s: float,
+                fork: bool = False) -> Outcome:
+    """Run the worker for ``script`` with ``worker_argv`` (forked from this process if ``fork``
+    and ``launch`` allows it) and say how it ended."""
     watched = [results_path(out, name, script.name) for name in ("cpu", "gpu")]
     before = [_stamp(path) for path in watched]
-    child = subprocess.Popen(command, start_new_session=True)
+    child = launch.start(worker_argv, fork=fork, new_session=True)
     try:
         code = child.wait(timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -79,7 +81,7 @@ def run_example(script: ExampleScript, command: list[str], out: Path, runner: st
     return Outcome(code, "FAILED")
 
 
-def _stop(child: subprocess.Popen, first_signal: int) -> None:
+def _stop(child: subprocess.Popen | launch.ForkedChild, first_signal: int) -> None:
     """Signal the child's whole session, give it GRACE_S to unwind, then kill what is left."""
     _signal_group(child, first_signal)
     try:
@@ -89,7 +91,7 @@ def _stop(child: subprocess.Popen, first_signal: int) -> None:
         child.wait()
 
 
-def _signal_group(child: subprocess.Popen, number: int) -> None:
+def _signal_group(child: subprocess.Popen | launch.ForkedChild, number: int) -> None:
     try:
         os.killpg(child.pid, number)
     except ProcessLookupError:

@@ -9,7 +9,6 @@ Exit codes: 0 written, 1 the example failed (recorded), 3 no GPU for a GPU run,
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import sys
 import traceback
@@ -18,7 +17,7 @@ from pathlib import Path
 from tfspeedlab.results import artifacts
 from tfspeedlab.results.schema import to_dict
 from tfspeedlab.results.store import write_failure, write_json_atomic, write_results
-from tfspeedlab.run import catalog, machine
+from tfspeedlab.run import catalog, launch, machine
 from tfspeedlab.run.cases import run_workload
 from tfspeedlab.run.isolation import default_rounds, measure
 from tfspeedlab.run.machine import (
@@ -50,8 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give --out, or --partial (with --process for a named group)")
 
     script = catalog.ExampleScript(options.path.stem, options.path)
-    # TensorFlow's INFO lines drown the progress display; warnings still show.
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+    launch.quiet_tensorflow_logs()
     hide_gpus_for(options.runner)
     try:
         runner = resolve_runner(options.runner)
