@@ -8,6 +8,7 @@ from tfspeedlab.spec.layout import Sweep
 from tfspeedlab.site import quantities
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.results.schema import CaseResult, ResultsFile
+from tfspeedlab.units import UNIT_SPACE
 
 
 def sweep_results(times: dict[str, dict[int, float]], name="op_chain", parameter="n_ops") -> ResultsFile:
@@ -40,7 +41,7 @@ def test_break_even_is_where_the_fitted_lines_cross():
     assert costs.break_even_ops == pytest.approx(200 / 19)
     assert sweeps.first_x_where_faster(results, "graph", "eager") == 30
     assert quantities.derived(results, "break_even_ops") == "11"
-    assert quantities.derived(results, "graph_call_cost") == "200 µs"
+    assert quantities.derived(results, "graph_call_cost") == f"200{UNIT_SPACE}µs"
 
 
 def test_gain_fades_where_the_graph_stops_helping():

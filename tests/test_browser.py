@@ -49,8 +49,8 @@ def fitted(quick_results):
     return cost_model.fit(load_runner(quick_results / "cpu"), "cpu")
 
 
-def open_simulator(browser, url, scheme="light"):
-    page = browser.new_page(color_scheme=scheme, viewport={"width": 1280, "height": 1800})
+def open_simulator(browser, url, scheme="light", width=1280):
+    page = browser.new_page(color_scheme=scheme, viewport={"width": width, "height": 1800})
     errors = []
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -73,6 +73,11 @@ def assert_matches_model(page, fitted):
     for mode in cost_model.MODES:
         assert value(page, f"per_call_{mode}") == pytest.approx(fitted.per_call(mode, ops, elements), rel=1e-9)
         assert value(page, f"total_{mode}") == pytest.approx(fitted.total(mode, ops, elements, calls), rel=1e-9)
+        # Each prediction shows how far it can miss: the model's worst miss, as "±N%".
+        assert value(page, f"band_per_call_{mode}") == pytest.approx(fitted.band[mode], rel=1e-9)
+        assert value(page, f"band_total_{mode}") == pytest.approx(fitted.total_band(mode, ops, elements, calls), rel=1e-9)
+        shown = page.inner_text(f'output[name="band_per_call_{mode}"]')
+        assert shown == f"±{round(fitted.band[mode] * 100)}%"
     break_even = fitted.break_even_ops(elements)
     if break_even is not None:
         assert value(page, "break_even") == pytest.approx(break_even, rel=1e-9)
@@ -137,3 +142,63 @@ def test_presets_without_measurements_are_disabled(browser, site_url):
     gpu = page.locator('select[name="runner"] option[value="gpu"]')
     assert gpu.is_disabled() and "not yet measured" in gpu.inner_text()
     assert errors == []
+
+
+def set_inputs(page, ops, side, calls):
+    for name, number in (("ops", ops), ("side", side), ("calls", calls)):
+        page.fill(f'input[name="{name}"]', str(number))
+    assert inputs(page) == (ops, side, calls)
+
+
+def boxes(page, selector):
+    return [(element.text_content(), element.bounding_box()) for element in page.locator(selector).all()]
+
+
+def overlap(a, b):
+    return (a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
+            and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
+
+
+# The default inputs, then ones that bring two modes' totals close together at the right edge of the chart
+# (graph and XLA with few ops; all three with one op and one call) or put the marker at either end.
+CHART_INPUTS = [None, (1, 1, 1), (3, 10, 2), (40, 256, 7), (1000, 1000, 100_000), (150, 10, 100_000_000)]
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_chart_names_its_axes_and_marker_and_its_labels_never_overlap(browser, site_url, fitted, width):
+    page, errors = open_simulator(browser, site_url, width=width)
+    for chosen in CHART_INPUTS:
+        if chosen is not None:
+            set_inputs(page, *chosen)
+        calls = inputs(page)[2]
+        titles = [text for text, _ in boxes(page, "svg text.axis-title")]
+        assert any("total time" in text for text in titles) and any("number of calls" in text for text in titles)
+        labels = boxes(page, "svg text.legend") + boxes(page, "svg text.marker-label")
+        assert sorted(text for text, _ in labels[:3]) == sorted(cost_model.MODES)
+        assert f"{calls:,}" in labels[3][0], labels[3]
+        assert page.locator("svg line.marker").count() == 1
+        svg = page.locator(".tfsl-simulator svg").bounding_box()
+        for i, (text, box) in enumerate(labels):
+            # Inside the chart, and clear of every other label.
+            assert svg["x"] - 0.5 <= box["x"] and box["x"] + box["width"] <= svg["x"] + svg["width"] + 0.5, (chosen, text)
+            for other, other_box in labels[i + 1:]:
+                assert not overlap(box, other_box), (chosen, text, other, box, other_box)
+        assert_matches_model(page, fitted)
+    assert errors == []
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_simulator_fits_the_screen_without_sideways_scrolling(browser, site_url, width, scheme, tmp_path):
+    page, errors = open_simulator(browser, site_url, scheme=scheme, width=width)
+    for chosen in (None, (100_000, 20_000, 100_000_000)):  # the widest numbers the inputs accept
+        if chosen is not None:
+            set_inputs(page, *chosen)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        for part in page.locator(".tfsl-simulator :is(input, select, output, table, svg, label)").all():
+            box = part.bounding_box()
+            if box is not None:  # an empty output has no box
+                assert box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, part.evaluate("e => e.outerHTML")
+    page.screenshot(path=str(tmp_path / f"simulator-{width}-{scheme}.png"), full_page=True)
+    assert errors == []
+

@@ -10,6 +10,7 @@ from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS
 from tfspeedlab.results.schema import CaseResult
 from tfspeedlab.site import charts, views
 from tfspeedlab.spec.layout import Grid, OpLayers, Sweep
+from tfspeedlab.units import UNIT_SPACE
 
 
 def test_chart_has_caption_units_and_both_themes():
@@ -131,7 +132,7 @@ def test_op_layers_layout_draws_a_panel_per_size_stacked_by_layer():
     assert "One add, layer by layer" in found
     # The kernel bar is the chain's time per add less the empty call spread over the chain of 100.
     scalar = found[:found.index(titles[0])]
-    assert "1.00 µs" in scalar and "1.20 µs" not in scalar
+    assert f"1.00{UNIT_SPACE}µs" in scalar and f"1.20{UNIT_SPACE}µs" not in scalar
 
 
 def test_profiled_results_draw_host_layers_stacked():
@@ -150,3 +151,38 @@ def test_host_layers_need_every_layer_of_every_case():
     partial = replace(partial, cases=(replace(first, metrics=metrics),) + partial.cases[1:])
     found = texts(views.chart_svg(partial, "light"))
     assert any(BAR_AXIS in t for t in found) and not any(HOST_AXIS in t for t in found)
+
+
+# ------------------------------------------------------------ readable on a phone
+
+
+def smallest_text_on_a_phone(svg: str) -> float:
+    """The smallest font of the chart in CSS px, once a phone's column scales the chart to its width."""
+    width = float(re.search(r'<svg\b[^>]*\bviewBox="0 0 ([\d.]+) ', svg)[1])
+    sizes = [float(size) for size in re.findall(r"font-size: ([\d.]+)px", svg)]
+    assert sizes, "the chart keeps its text as text"
+    return min(sizes) * charts.PHONE_COLUMN_PX / width
+
+
+@pytest.mark.parametrize("make", [synthetic_results, sweep_results, grid_results, op_layers_results,
+                                  host_layers_results])
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_every_layout_keeps_its_text_readable_on_a_phone(make, theme):
+    assert smallest_text_on_a_phone(views.chart_svg(make(), theme)) >= 10.0
+
+
+def test_caption_wraps_between_its_parts_within_the_figure():
+    text = " · ".join(["runner: gpu", "NVIDIA GeForce RTX 4090, NVIDIA GeForce RTX 4090", "TensorFlow 2.99.0",
+                       "full run", "2026-01-01"])
+    lines = charts.wrap_at_separators(text)
+    assert len(lines) > 1 and " · ".join(lines) == text
+    assert all(len(line) <= charts.line_chars(charts.TEXT_PT) for line in lines)
+
+
+def test_a_sweep_of_many_values_labels_only_as_many_ticks_as_fit():
+    swept = [3 ** k for k in range(1, 13)]  # twelve values; none is a tick label of the time axis
+    cases = [CaseResult(f"{mode} {n}", {"mode": mode, "n_ops": n}, measured(seconds))
+             for mode, seconds in (("eager", 5e-3), ("graph", 7e-3)) for n in swept]
+    found = set(texts(views.chart_svg(with_cases(Sweep("n_ops"), cases), "light")))
+    labelled = [n for n in swept if str(n) in found]
+    assert labelled[0] == swept[0] and 4 <= len(labelled) <= 7

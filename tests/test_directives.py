@@ -12,7 +12,7 @@ from tfspeedlab.results.schema import CaseResult
 from tfspeedlab.site import directives
 from tfspeedlab.site.directives import DirectiveError
 from tfspeedlab.spec.layout import Sweep
-from tfspeedlab.units import format_time
+from tfspeedlab.units import UNIT_SPACE, format_time
 
 
 def context(tmp_path, *files, gpu=()):
@@ -43,7 +43,7 @@ def test_median_is_the_case_median_formatted(tmp_path):
     found = directives.render("median", ["demo", "eager"], context(tmp_path, results))
     assert found == format_time(results.case("eager").measurement.median_s)
     assert found != directives.render("median", ["demo", "graph"], context(tmp_path, results))
-    assert found == "10.5 ms"  # 10 × the middle of (1.0, 1.05, 1.1) ms
+    assert found == f"10.5{UNIT_SPACE}ms"  # 10 × the middle of (1.0, 1.05, 1.1) ms
 
 
 def test_an_unknown_option_names_the_valid_ones(tmp_path):
@@ -86,8 +86,8 @@ def test_results_block_has_a_cpu_tab_with_figures_and_a_gpu_tab_saying_not_measu
     rendered = directives.render("results", ["demo"], context(tmp_path, synthetic_results()))
     by_tab = tabs(rendered)
     assert list(by_tab) == ["CPU", "GPU"]
-    assert "Not yet measured on GPU" in by_tab["GPU"] and "10.5 ms" not in by_tab["GPU"]
-    assert "Not yet measured" not in by_tab["CPU"] and "10.5 ms" in by_tab["CPU"]
+    assert "Not yet measured on GPU" in by_tab["GPU"] and f"10.5{UNIT_SPACE}ms" not in by_tab["GPU"]
+    assert "Not yet measured" not in by_tab["CPU"] and f"10.5{UNIT_SPACE}ms" in by_tab["CPU"]
     # Tab bodies are indented, as Material's content tabs need.
     assert all(line.startswith("    ") for line in by_tab["CPU"].splitlines() if line.strip())
     assert "assets/results/cpu/demo-light.svg#only-light" in by_tab["CPU"]
@@ -97,7 +97,7 @@ def test_both_tabs_show_figures_when_both_runners_measured(tmp_path):
     gpu = synthetic_results(runner="gpu", samples=(2e-4, 2e-4, 2e-4))
     by_tab = tabs(directives.render("results", ["demo"], context(tmp_path, synthetic_results(), gpu=[gpu])))
     assert "Not yet measured" not in by_tab["GPU"]
-    assert "| graph | 200 µs |" in by_tab["GPU"] and "10.5 ms" not in by_tab["GPU"]
+    assert f"| graph | 200{UNIT_SPACE}µs |" in by_tab["GPU"] and f"10.5{UNIT_SPACE}ms" not in by_tab["GPU"]
     assert "results/gpu/demo.json" in by_tab["GPU"] and "results/cpu/demo.json" in by_tab["CPU"]
 
 
@@ -128,7 +128,7 @@ def test_sweep_layout_renders_the_sweep_table(tmp_path):
     rows = [line.strip() for line in rendered.splitlines() if re.match(r"\s*\| \d", line)]
     assert [row.split(" | ")[0] for row in rows] == ["| 1", "| 100"]
     # At 100 ops graph is 1 ms / 60 µs = 16.7× faster than eager; at 1 op it is slower.
-    assert rows[1].startswith("| 100 | 1000 µs | 60.0 µs | 16.7×") and " 0.400× " in rows[0]
+    assert rows[1].startswith(f"| 100 | 1.00{UNIT_SPACE}ms | 60.0{UNIT_SPACE}µs | 16.7×") and " 0.400× " in rows[0]
 
 
 def test_labels_and_titles_are_escaped_in_the_rendered_markdown(tmp_path):
@@ -215,8 +215,8 @@ def test_process_runs_lists_each_process_median_and_their_spread(tmp_path):
     assert "Not yet measured on GPU" in rendered["GPU"]
     rendered = rendered["CPU"]
     # The slow process shows beside the others, and the spread says how far apart: (2 − 1) ÷ median 1 ms.
-    assert "| bimodal | 3 | 1.00 ms · 1.00 ms · 2.00 ms | 100% |" in rendered
-    assert "| single | 1 | 3.00 µs | one process |" in rendered
+    assert "| bimodal | 3 | 1.00 ms · 1.00 ms · 2.00 ms | 100% |".replace(" ms", f"{UNIT_SPACE}ms") in rendered
+    assert f"| single | 1 | 3.00{UNIT_SPACE}µs | one process |" in rendered
 
 
 @pytest.mark.parametrize("values, noun, phrase", [
@@ -262,3 +262,97 @@ def test_percent_faster_reads_for_a_win_a_loss_and_a_tie(tmp_path):
     assert directives.render("percent_faster", ["runs", "graph", "eager"], ctx).startswith("900% slower (")
     tie = directives.render("percent_faster", ["runs", "eager", "twin"], ctx)
     assert tie.startswith("not clearly faster or slower (95% interval: ") and "slower to" in tie and tie.endswith("faster)")
+
+
+# ------------------------------------------------------------ {{ listing NAME }}
+
+NOTEBOOK_STYLE_EXAMPLE = '''# %% [markdown]
+# # A demo: one op, timed
+#
+# Run it with `python examples/demo.py`.
+
+# %%
+# %pip install -q "tfspeedlab @ git+https://example.invalid/tfspeedlab"
+
+# %%
+import time  # a code comment stays as written
+
+# %% [markdown]
+# ## Section text, kept as a comment
+#
+# A ``literal`` with two backticks.
+
+# %%
+def work():
+    # %d in a code comment is not a magic line
+    return time.sleep(0)
+
+
+# %%
+if __name__ == "__main__":
+    work()
+'''
+
+
+def code_blocks(html: str) -> list[str]:
+    """The text of each highlighted code block in the HTML, unescaped and without its markup."""
+    import html as html_module
+
+    return [html_module.unescape(re.sub(r"<[^>]+>", "", block))
+            for block in re.findall(r"<code>(.*?)</code>", html, re.DOTALL)]
+
+
+def test_listing_is_a_collapsed_box_holding_the_script_without_notebook_markers(tmp_path, monkeypatch):
+    import ast
+
+    (tmp_path / "demo.py").write_text(NOTEBOOK_STYLE_EXAMPLE)
+    monkeypatch.setenv("TFSPEEDLAB_EXAMPLES", str(tmp_path))
+    ctx = replace(context(tmp_path), known_examples=frozenset({"demo"}))
+    rendered = directives.render("listing", ["demo"], ctx)
+
+    assert rendered.startswith('??? example "The full example script (uses the tfspeedlab harness)"\n')
+    assert '```python title="examples/demo.py"' in rendered
+    assert "# %%" not in rendered and "%pip" not in rendered and "[markdown]" not in rendered
+    # Markdown cells read as plain comments; code and its comments are untouched.
+    assert "    # A demo: one op, timed\n" in rendered and "# # A demo" not in rendered
+    assert "    # Section text, kept as a comment\n" in rendered
+    assert "# a code comment stays as written" in rendered and "# %d in a code comment" in rendered
+    # No gap wider than PEP 8's two blank lines where the markers were.
+    assert "\n    \n    \n    \n" not in rendered
+
+    html = python_markdown.markdown(rendered, extensions=["admonition", "pymdownx.details", "pymdownx.superfences"])
+    assert html.startswith('<details class="example">') and "uses the tfspeedlab harness" in html
+    [shown] = code_blocks(html)
+    # Only comment lines changed: the code shown is the code that runs.
+    assert ast.dump(ast.parse(shown)) == ast.dump(ast.parse(NOTEBOOK_STYLE_EXAMPLE))
+    assert shown.startswith("# A demo: one op, timed\n#\n# Run it with `python examples/demo.py`.\n\nimport time")
+
+
+def test_listing_of_every_example_keeps_its_code_and_drops_every_marker():
+    import ast
+
+    from tfspeedlab.results.repo import examples_dir
+    from tfspeedlab.site.listing import readable_source
+
+    scripts = sorted(examples_dir().glob("*.py"))
+    assert scripts
+    for script in scripts:
+        source = script.read_text(encoding="utf-8")
+        shown = readable_source(source)
+        assert ast.dump(ast.parse(shown)) == ast.dump(ast.parse(source)), script.name
+        assert not re.search(r"^# %%|%pip|^# #", shown, re.MULTILINE), script.name
+
+
+def test_listing_of_a_missing_example_names_the_known_ones(tmp_path):
+    ctx = replace(context(tmp_path), known_examples=frozenset({"matmul"}))
+    with pytest.raises(DirectiveError, match=r"no example 'matmull'; examples: matmul"):
+        directives.render("listing", ["matmull"], ctx)
+
+
+def test_every_page_shows_an_example_script_through_the_listing_directive():
+    """A raw snippet include would show the notebook markers, expanded, on a page."""
+    from conftest import REPO
+
+    for page in sorted((REPO / "docs").rglob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r'--8<--\s*"examples/', text), f"{page.name}: use {{{{ listing NAME }}}}"

@@ -95,7 +95,30 @@ def test_time_breakdown_splits_each_call_into_layers(quick_results):
     assert results.case("graph").metrics["executor_fraction"] > 0
 
 
-@pytest.mark.parametrize("example", ["time_breakdown", "step_profile"])
+def test_disabling_eager_execution_stops_keras_3_training_and_gives_keras_2_a_tf1_graph(quick_results):
+    results = load_results(quick_results / "cpu" / "eager_off.json")
+    off = results.case("Keras 3, eager disabled").metrics
+    # Keras 3 builds graph ops on every call and runs none of them; its fit cannot start.
+    assert off["weight_change"] == 0 and off["returns_number"] == 0 and off["fit_runs"] == 0
+    assert off["graph_ops_added_per_call"] > 0
+    for mode in ("Keras 3, eager (default)", "tf_keras, eager disabled"):
+        trains = results.case(mode).metrics
+        assert trains["weight_change"] > 0 and trains["returns_number"] == 1 and trains["fit_runs"] == 1, mode
+        assert trains["graph_ops_added_per_call"] == 0, mode
+
+
+def test_call_cost_finds_the_function_runtime_in_a_graph_call_and_not_in_an_xla_call(quick_results):
+    results = load_results(quick_results / "cpu" / "call_cost.json")
+    graph, xla, eager = (results.case(mode).metrics for mode in ("graph", "xla", "eager"))
+    # A graph call runs its nodes through FunctionRun, inside the eager runtime's kernel execution.
+    assert 0 < graph["node_processing_s"] < graph["function_run_s"] <= graph["eager_kernel_execute_s"]
+    assert graph["compiled_program_s"] == 0
+    # A jit-compiled call launches XLA's program without the function runtime.
+    assert xla["function_run_s"] == 0 and 0 < xla["compiled_program_s"] < xla["eager_kernel_execute_s"]
+    assert eager["function_run_s"] == eager["compiled_program_s"] == 0 and eager["executor_fraction"] == 0
+
+
+@pytest.mark.parametrize("example", ["time_breakdown", "step_profile", "call_cost"])
 def test_layer_shares_are_what_the_kept_trace_says(quick_results, example):
     """The published numbers come from the published trace file, through XProf's converter."""
     for case in load_results(quick_results / "cpu" / f"{example}.json").cases:

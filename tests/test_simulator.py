@@ -1,18 +1,26 @@
-"""The cost model: its fit, its agreement with the page's JavaScript, and the page in a real browser."""
+"""The cost model: its fit, its accuracy on the committed results, and its agreement with the page's JavaScript."""
 
 import json
 import math
 import shutil
 import subprocess
+from dataclasses import replace
 
 import pytest
 
 from conftest import REPO
-from tfspeedlab.analysis import cost_model, sweeps
+from tfspeedlab.analysis import cost_model, intervals
 from tfspeedlab.results.store import load_runner
+from tfspeedlab.site import directives
 
 SIMULATOR_JS = REPO / "docs" / "assets" / "javascripts" / "simulator.js"
-GRID = [(ops, side * side, calls) for ops in (1, 7, 150, 2000) for side in (1, 10, 300) for calls in (1, 50, 10**5)]
+COMMITTED = REPO / "results" / "cpu"
+# The issue's acceptance: the simulator's worst miss, fitted and held out, at most this.
+WORST_MISS = 0.35
+# Sides on both sides of the thread-split size, and on it.
+SIDES = (1, 10, 300, math.isqrt(cost_model.SPLIT_ELEMENTS - 1), 310, 1000, 3000)
+GRID = [(ops, side * side, calls) for ops in (1, 7, 150, 2000) for side in SIDES for calls in (1, 50, 10**5)]
+GRID += [(40, cost_model.SPLIT_ELEMENTS + delta, 20) for delta in (-1, 0, 1)]
 
 
 @pytest.fixture(scope="module")
@@ -20,59 +28,159 @@ def fitted(quick_results):
     return cost_model.fit(load_runner(quick_results / "cpu"), "cpu")
 
 
-def test_fit_recovers_the_sweeps_it_came_from(fitted, quick_results):
+@pytest.fixture(scope="module")
+def committed():
+    results = load_runner(COMMITTED)
+    return cost_model.fit(results, "cpu"), results
+
+
+def point(ops, elements, seconds, mode="eager"):
+    return cost_model.Point("synthetic", f"{mode} {ops} {elements}", mode, ops, elements, seconds, seconds)
+
+
+def test_least_squares_recovers_known_costs_on_both_sides_of_the_split():
+    truth = cost_model.ModeCosts(call_s=5e-6, op_s=30e-6, element_s=0.4e-9, split_s=50e-6,
+                                 trace_s=0.0, trace_op_s=0.0)
+    shapes = [(ops, 100) for ops in (1, 10, 100, 1000)] + [(30, side * side) for side in (10, 100, 316, 1000)]
+    fitted = cost_model.fit_per_call([point(k, e, truth.per_call(k, e)) for k, e in shapes])
+    for name, value in fitted.items():
+        assert value == pytest.approx(getattr(truth, name), rel=1e-6), name
+
+
+def test_no_parameter_is_fitted_below_zero():
+    # Times that fall as ops grow: an unconstrained line would give a negative cost per op.
+    points = [point(ops, 100, seconds) for ops, seconds in ((1, 1e-3), (10, 0.9e-3), (100, 0.8e-3))]
+    fitted = cost_model.fit_per_call(points)
+    assert min(fitted.values()) >= 0 and fitted["op_s"] == 0
+    # No tensor reaches the split size: nothing is known about split_s, so it stays zero.
+    assert fitted["split_s"] == 0 and fitted["call_s"] > 0
+
+
+def test_split_adds_its_cost_from_the_split_size_on():
+    costs = cost_model.ModeCosts(1e-6, 2e-6, 1e-12, 7e-6, 0.0, 0.0)
+    below, at = costs.per_op(cost_model.SPLIT_ELEMENTS - 1), costs.per_op(cost_model.SPLIT_ELEMENTS)
+    assert at - below == pytest.approx(7e-6 + 1e-12)
+
+
+def test_fit_on_a_quick_run_describes_the_chains_and_reports_its_misses(fitted, quick_results):
     results = load_runner(quick_results / "cpu")
     predictions, outside = cost_model.validate(fitted, results)
     assert {"op_chain", "elementwise_size", "small_ops", "holdout"} <= {p.example for p in predictions}
     assert "matmul" in outside and "train_step" in outside
-    assert not any(p.held_out for p in predictions if p.example in {r.example for r in cost_model.fitting_sweeps(results).values()})
-    # On the op-count sweep, call + ops · (op + element · elements) is that sweep's own fitted line, so
-    # the model misses its points exactly as that line does, and by no more than the fit error it
-    # reports. A fixed cost or a per-op cost that noise fits below zero is clamped to zero, moving the
-    # model off the line: that mode is then only held to its reported error.
-    op_sweep = cost_model.fitting_sweeps(results)["n_ops"]
-    checked = [p for p in predictions if p.example == op_sweep.example]
-    assert {p.mode for p in checked} == set(cost_model.MODES) and len(checked) >= 3 * len(cost_model.MODES)
-    for p in checked:
-        line = sweeps.mode_fit(op_sweep, p.mode)
-        assert line.worst_relative_error <= fitted.fit_error[p.mode]
-        if line.intercept_s >= 0 and fitted.modes[p.mode].op_s > 0:
-            assert abs(p.relative_error) <= line.worst_relative_error + 1e-9, (p, line)
+    sweeps_fitted = {r.example for r in cost_model.fitting_sweeps(results).values()}
+    assert all(p.held_out == (p.example not in sweeps_fitted) for p in predictions)
+    for mode in cost_model.MODES:
+        own = [abs(p.relative_error) for p in predictions if p.mode == mode]
+        fitted_own = [abs(p.relative_error) for p in predictions if p.mode == mode and not p.held_out]
+        # The reported misses are the ones the predictions make: the fit's, and the ± over every point.
+        assert fitted.fit_error[mode] == pytest.approx(max(fitted_own))
+        assert fitted.band[mode] == pytest.approx(max(own))
+        assert min(vars(fitted.modes[mode]).values()) >= 0
     # Eager pays per op far more than a graph does: the whole point of the guide.
     assert fitted.modes["eager"].op_s > 5 * fitted.modes["graph"].op_s
     assert fitted.modes["graph"].trace_s > 0
 
 
+def test_committed_results_are_predicted_within_the_acceptance(committed):
+    model, results = committed
+    predictions, _ = cost_model.validate(model, results)
+    fitted = [abs(p.relative_error) for p in predictions if not p.held_out]
+    held_out = [abs(p.relative_error) for p in predictions if p.held_out]
+    assert "holdout" in {p.example for p in predictions if p.held_out}
+    assert max(fitted) <= WORST_MISS, sorted(predictions, key=lambda p: -abs(p.relative_error))[:3]
+    assert max(held_out) <= WORST_MISS, sorted(predictions, key=lambda p: -abs(p.relative_error))[:3]
+    # The page states these through cost_model.misses: the same numbers.
+    assert cost_model.misses(predictions, held_out=False).worst == pytest.approx(max(fitted))
+    assert cost_model.misses(predictions, held_out=True).worst == pytest.approx(max(held_out))
+    # Eager on large tensors is where the model without split missed most; it is fitted, not zero.
+    assert model.modes["eager"].split_s > 0
+    large = [p for p in predictions if p.mode == "eager" and p.elements >= cost_model.SPLIT_ELEMENTS]
+    assert large and max(abs(p.relative_error) for p in large) <= WORST_MISS
+
+
+def test_committed_model_is_checked_against_the_guides_estimator(committed):
+    model, results = committed
+    predictions, _ = cost_model.validate(model, results)
+    one = next(p for p in predictions if p.example == "holdout")
+    case = results["holdout"].case(one.case)
+    assert one.measured_s == intervals.estimate_s(case)
+
+
+def test_the_page_states_the_misses_the_predictions_make(committed):
+    model, results = committed
+    context = directives.Context({"cpu": results, "gpu": {}}, COMMITTED.parent, None, "simulator.md", "simulator/",
+                                 models={"cpu": model})
+    predictions, _ = cost_model.validate(model, results)
+    for held_out, group in ((False, "fitted"), (True, "held_out")):
+        errors = sorted(abs(p.relative_error) for p in predictions if p.held_out == held_out)
+        assert directives.render("model_figure", [f"{group}_worst"], context) == f"{errors[-1]:.0%}"
+        median = errors[len(errors) // 2] if len(errors) % 2 else (errors[len(errors) // 2 - 1] + errors[len(errors) // 2]) / 2
+        assert directives.render("model_figure", [f"{group}_median"], context) == f"{median:.0%}"
+    assert directives.render("model_figure", ["split_elements"], context) == f"{cost_model.SPLIT_ELEMENTS:,}"
+    with pytest.raises(directives.DirectiveError, match="figures: fitted_worst"):
+        directives.render("model_figure", ["typical"], context)
+    with pytest.raises(directives.DirectiveError, match="no cost model"):
+        directives.render("model_figure", ["fitted_worst", "runner=gpu"], context)
+
+
+def test_a_quick_run_is_not_set_against_a_model_fitted_to_full_runs(committed):
+    model, results = committed
+    assert not any(found.quick for found in cost_model.fitting_sweeps(results).values())
+    rushed = {**results, "holdout": replace(results["holdout"], quick=True)}
+    assert "holdout" in cost_model.measured_unlike(rushed) and "holdout" not in cost_model.measured_unlike(results)
+    predictions, outside = cost_model.validate(model, rushed)
+    assert "holdout" not in {p.example for p in predictions} | set(outside)
+    # Measured alike, it is compared again.
+    assert "holdout" in {p.example for p in cost_model.validate(model, results)[0]}
+
+
+def test_total_band_weighs_the_two_misses_by_their_parts(committed):
+    model, _ = committed
+    few, many = model.total_band("graph", 100, 100, 1), model.total_band("graph", 100, 100, 10**7)
+    parts = sorted((model.band["graph"], model.trace_error["graph"]))
+    assert parts[0] <= few <= parts[1] and parts[0] <= many <= parts[1]
+    assert many == pytest.approx(model.band["graph"], abs=1e-3)
+    assert model.total_band("eager", 100, 100, 5) == pytest.approx(model.band["eager"])
+
+
 def test_break_even_and_payback_follow_from_the_parameters(fitted):
-    k = fitted.break_even_ops(100)
-    assert k is not None
-    assert fitted.per_call("eager", k, 100) == pytest.approx(fitted.per_call("graph", k, 100), rel=1e-9)
+    for elements in (100, cost_model.SPLIT_ELEMENTS):
+        k = fitted.break_even_ops(elements)
+        if k is not None and k > 0:
+            assert fitted.per_call("eager", k, elements) == pytest.approx(fitted.per_call("graph", k, elements), rel=1e-9)
     calls = fitted.payback_calls(500, 100)
     saving = fitted.per_call("eager", 500, 100) - fitted.per_call("graph", 500, 100)
     assert calls * saving == pytest.approx(fitted.modes["graph"].first_call_extra(500))
 
 
-def test_javascript_and_python_agree_on_a_grid(fitted):
+@pytest.mark.parametrize("source", ["fitted", "committed"])
+def test_javascript_and_python_agree_on_a_grid(source, request):
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
+    # A model fitted to a fresh quick run, and the one the committed results give (the page's).
+    found = request.getfixturevalue(source)
+    model = found if source == "fitted" else found[0]
     script = (
         f"const m = require({json.dumps(str(SIMULATOR_JS))});"
-        f"const model = {json.dumps(fitted.to_json())};"
+        f"const model = {json.dumps(model.to_json())};"
         f"const grid = {json.dumps(GRID)};"
         "console.log(JSON.stringify(grid.map(([k, e, n]) => m.predict(model, k, e, n))));"
     )
     completed = subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=60, check=True)
     for (ops, elements, calls), js in zip(GRID, json.loads(completed.stdout)):
         for mode in cost_model.MODES:
-            assert js["perCall"][mode] == pytest.approx(fitted.per_call(mode, ops, elements), rel=1e-12)
-            assert js["total"][mode] == pytest.approx(fitted.total(mode, ops, elements, calls), rel=1e-12)
-        python_break_even = fitted.break_even_ops(elements)
+            assert js["perCall"][mode] == pytest.approx(model.per_call(mode, ops, elements), rel=1e-12)
+            assert js["total"][mode] == pytest.approx(model.total(mode, ops, elements, calls), rel=1e-12)
+            assert js["bandPerCall"][mode] == pytest.approx(model.band[mode], rel=1e-12)
+            assert js["bandTotal"][mode] == pytest.approx(model.total_band(mode, ops, elements, calls), rel=1e-12)
+        python_break_even = model.break_even_ops(elements)
         assert (js["breakEvenOps"] is None) == (python_break_even is None)
         if python_break_even is not None:
             assert js["breakEvenOps"] == pytest.approx(python_break_even, rel=1e-12)
-        python_payback = fitted.payback_calls(ops, elements)
+        python_payback = model.payback_calls(ops, elements)
         assert (js["paybackCalls"] is None) == (python_payback is None)
         if python_payback is not None:
             assert js["paybackCalls"] == pytest.approx(python_payback, rel=1e-12)
+        assert js["extrapolated"] == (ops > model.measured_ops or elements > model.measured_elements)
         assert not math.isnan(js["speedupGraph"])

@@ -1,4 +1,6 @@
+import html
 import json
+import re
 
 import pytest
 
@@ -44,9 +46,55 @@ def test_charts_are_generated_for_both_colour_schemes(built_site):
     assert "small_ops-light.svg#only-light" in page and "small_ops-dark.svg#only-dark" in page
 
 
-def test_committed_results_build_too(tmp_path):
+# What a generated sentence or cell must never read like: a template's seams.
+LEFTOVERS = {
+    "a plural in brackets": r"\w\(s\)",
+    "none for an empty list": r":\s*none\b",
+    "a factor under 0.1 printed as such": r"(?<![\d.])0\.0\d*\s?×",
+    "a time in an unscaled unit": r"\b\d{1,3}(?:,\d{3})+\s?(?:ns|µs|ms)\b|\b\d{4,}\s?(?:ns|µs|ms)\b",
+    "one with a plural noun": r"(?<![\d.,])1 (?:times|calls|ops|processes|blocks|traces|steps)\b",
+}
+
+
+def page_prose(page) -> str:
+    """A built page's visible text without its code: listings may say ``f(s)``."""
+    markup = re.sub(r"<(script|style|pre|code)\b[^>]*>.*?</\1>", " ", page.read_text(), flags=re.S)
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", markup)))
+
+
+def leftovers(site) -> list[str]:
+    found = []
+    for page in sorted(site.rglob("index.html")):
+        if "search" in page.parts:
+            continue
+        prose = page_prose(page)
+        for name, pattern in LEFTOVERS.items():
+            found += [f"{page.parent.relative_to(site)}: {name}: …{prose[max(0, m.start() - 50):m.end() + 20]}…"
+                      for m in re.finditer(pattern, prose)]
+    return found
+
+
+def test_committed_results_build_too_and_read_as_sentences(tmp_path):
+    """Every directive over every committed results file: no template seams on any page."""
     completed = build_site(REPO / "results", tmp_path / "site")
     assert completed.returncode == 0, completed.stderr[-4000:]
+    assert leftovers(tmp_path / "site") == []
+
+
+def test_quick_results_read_as_sentences_too(built_site):
+    assert leftovers(built_site) == []
+
+
+@pytest.mark.parametrize("prose, seam", [("advanced 1 time(s)", "a plural in brackets"),
+                                         ("gained 10%: none.", "none for an empty list"),
+                                         ("0.002× its time", "a factor under 0.1 printed as such"),
+                                         ("eager 5593 µs", "a time in an unscaled unit"),
+                                         ("traced 1 times", "one with a plural noun")])
+def test_each_seam_is_caught(tmp_path, prose, seam):
+    page = tmp_path / "site" / "page" / "index.html"
+    page.parent.mkdir(parents=True)
+    page.write_text(f"<p>{prose}</p><pre>def f(s): return 0.01×</pre>")
+    assert [line.split(": ")[1] for line in leftovers(tmp_path / "site")] == [seam]
 
 
 def test_malformed_results_file_stops_the_build_naming_it(quick_results, tmp_path):

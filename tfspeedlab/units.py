@@ -11,6 +11,10 @@ _UNITS: tuple[tuple[str, float], ...] = (
     ("s", 1.0),
 )
 
+# Between a number and its unit: a non-breaking space, so that a narrow table
+# column or a phone's line never leaves "5593" on one line and "µs" on the next.
+UNIT_SPACE = "\u00a0"
+
 
 def select_unit(seconds: float) -> tuple[str, float]:
     """Return ``(unit, scale)`` such that ``seconds / scale`` lies in [1, 1000)."""
@@ -24,7 +28,7 @@ def select_unit(seconds: float) -> tuple[str, float]:
 def format_time(seconds: float, unit: tuple[str, float] | None = None, digits: int = 3) -> str:
     """Format with ``digits`` significant figures, in ``unit`` or the best unit for it."""
     name, scale = unit or select_unit(seconds)
-    return f"{format_significant(seconds / scale, digits)} {name}"
+    return f"{format_significant(seconds / scale, digits)}{UNIT_SPACE}{name}"
 
 
 def format_significant(value: float, digits: int = 3) -> str:
@@ -50,5 +54,5 @@ def format_bytes(count: float) -> str:
     """Binary units, three significant figures: ``763 MiB``."""
     for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if abs(count) >= size:
-            return f"{format_significant(count / size, 3)} {unit}"
-    return f"{int(count)} B"
+            return f"{format_significant(count / size, 3)}{UNIT_SPACE}{unit}"
+    return f"{int(count)}{UNIT_SPACE}B"

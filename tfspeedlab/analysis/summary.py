@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from tfspeedlab.analysis import intervals
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.results.timing import Timing
-from tfspeedlab.units import format_ratio, format_significant, format_time, select_unit
+from tfspeedlab.units import format_ratio, format_significant, format_time
 
 COLUMNS = ("Case", "Median per call", "Spread (IQR)", "First call", "Speed-up (95% interval)", "Calls × blocks")
 
@@ -27,9 +27,8 @@ class Row:
 
 
 def rows(results: ResultsFile) -> list[Row]:
-    # One unit for the whole median column so rows compare at a glance (as
-    # torch's Compare does); first calls get their own unit, being far larger.
-    unit = select_unit(min(case.measurement.median_s for case in results.cases))
+    # Each time in its own unit, three significant figures: one unit for a whole
+    # column (torch's Compare) printed "156864 µs" beside "30.6 µs", which reads worse.
     built = []
     for case in results.cases:
         m = case.measurement
@@ -38,11 +37,10 @@ def rows(results: ResultsFile) -> list[Row]:
             if case.label == results.baseline:
                 speedup = "1×\u00a0(baseline)"
             else:
-                found = intervals.speedup(results, results.baseline, case.label)
-                speedup = f"{format_ratio(found.value)} [{format_interval(found)}]"
+                speedup = format_speedup(intervals.speedup(results, results.baseline, case.label))
         built.append(Row(
             case=case.label,
-            median=format_time(m.median_s, unit) + noisy_mark(m),
+            median=format_time(m.median_s) + noisy_mark(m),
             iqr=f"{m.relative_iqr:.1%}",
             first_call=format_time(m.first_call_s),
             speedup=speedup,
@@ -50,6 +48,26 @@ def rows(results: ResultsFile) -> list[Row]:
             noisy=m.noisy,
         ))
     return built
+
+
+# Below this a factor printed as "0.031×" hides what it means: "32.3× slower".
+SMALL_FACTOR = 0.1
+
+
+def format_speedup(found: intervals.Ratio) -> str:
+    """``10.8× [9.78–12.0×]``; a speed-up far below 1 as the slow-down it is, ``32.3× slower [28.6–37.0×]``,
+    when its whole interval lies below 1 (so the word follows from the interval)."""
+    if found.value < SMALL_FACTOR and found.high < 1:
+        return (f"{format_ratio(1 / found.value)}\u00a0slower "
+                f"[{format_significant(1 / found.high, 3)}–{format_ratio(1 / found.low)}]")
+    return f"{format_ratio(found.value)} [{format_interval(found)}]"
+
+
+def format_time_ratio(found: intervals.Ratio) -> str:
+    """A time over a reference time: ``1.08×``, ``0.094×``; far below 1 as ``540× faster`` (interval below 1)."""
+    if found.value < SMALL_FACTOR and found.high < 1:
+        return f"{format_ratio(1 / found.value)}\u00a0faster"
+    return format_ratio(found.value)
 
 
 def noisy_mark(measurement: Timing) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import math
+import textwrap
 from dataclasses import dataclass
 
 import matplotlib
@@ -21,6 +22,21 @@ from tfspeedlab.units import format_time, select_unit  # noqa: E402
 # Switch the time axis to log scale when the slowest case is this many times
 # the fastest: on a linear axis the fast bars would shrink to slivers.
 LOG_SCALE_SPREAD = 20.0
+
+# A chart is drawn at a phone's density and shown at its natural size on a
+# wider screen. On a phone (a 390 px window leaves a 358 px column) the browser
+# scales it down to the column, and its text with it: to keep every text at
+# 10 px or more there, a figure FIGURE_WIDTH_IN wide needs text of at least
+# 10 px × FIGURE_WIDTH_IN × 72 pt/in ÷ 358 px ≈ 10.5 pt. On a laptop the
+# same chart is 499 px wide with 14.7 px text, a little under the body text.
+PHONE_COLUMN_PX = 358
+FIGURE_WIDTH_IN = 5.2
+TEXT_PT = 11.0  # every tick, label, value, legend entry and the caption
+TITLE_PT = 12.5
+# Room for one line of text, in inches: its size and the space between lines.
+LINE_IN = TEXT_PT * 1.3 / 72
+# Space under the caption and between it and what is above it, in inches.
+CAPTION_PAD_IN = 0.1
 
 
 @dataclass(frozen=True)
@@ -47,6 +63,23 @@ def caption(results: ResultsFile) -> str:
             f"{size} · {env['utc_time'][:10]}")
 
 
+def line_chars(size_pt: float) -> int:
+    """About how many characters of ``size_pt`` text fit across a figure: DejaVu Sans
+    averages 0.55 em a character in these labels; a little more leaves a margin."""
+    return int(FIGURE_WIDTH_IN * 72 / (size_pt * 0.56))
+
+
+def wrap_at_separators(text: str, separator: str = " · ", width: int = line_chars(TEXT_PT)) -> list[str]:
+    """Lines of at most ``width`` characters where possible, broken only between the parts ``separator`` joins."""
+    lines: list[str] = []
+    for part in text.split(separator):
+        if lines and len(lines[-1]) + len(separator) + len(part) <= width:
+            lines[-1] += separator + part
+        else:
+            lines.append(part)
+    return lines
+
+
 def time_per_call_svg(results: ResultsFile, theme_name: str) -> str:
     """Horizontal bars of median time per call, whiskers from first to third quartile."""
     theme = THEMES[theme_name]
@@ -56,7 +89,7 @@ def time_per_call_svg(results: ResultsFile, theme_name: str) -> str:
     log_scale = max(medians) / min(medians) >= LOG_SCALE_SPREAD
 
     with _style(theme):
-        figure, axes = plt.subplots(figsize=(7.5, 0.7 * len(cases) + 1.6))
+        figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.5 * len(cases) + 1.6 + _caption_in(results)))
         positions = range(len(cases))[::-1]  # first case on top, as in the table
         lows = [(case.measurement.median_s - case.measurement.quartiles_s[0]) / scale for case in cases]
         highs = [(case.measurement.quartiles_s[1] - case.measurement.median_s) / scale for case in cases]
@@ -66,14 +99,14 @@ def time_per_call_svg(results: ResultsFile, theme_name: str) -> str:
         axes.set_yticks(list(positions), [case.label for case in cases])
         for position, case, median in zip(positions, cases, medians):
             axes.annotate(format_time(median), (case.measurement.quartiles_s[1] / scale, position),
-                          xytext=(8, 0), textcoords="offset points",
-                          va="center", ha="left", color=theme.text, fontsize=10)
+                          xytext=(6, 0), textcoords="offset points", va="center", ha="left", color=theme.text)
+        axes.set_xscale("log" if log_scale else "linear")
+        axes.set_xlim(right=axes.get_xlim()[1] * (4 if log_scale else 1.4))  # room for the values
         if log_scale:
-            axes.set_xscale("log")
             _plain_log_ticks(axes.xaxis)
-        axes.set_xlim(right=axes.get_xlim()[1] * (3 if log_scale else 1.25))
-        axes.set_xlabel(f"time per call ({unit_name}, {'log scale, ' if log_scale else ''}"
-                        "median; whiskers: interquartile range)")
+        # Two lines: on one, the label would be wider than the figure.
+        axes.set_xlabel(f"time per call ({unit_name}{', log scale' if log_scale else ''})\n"
+                        "median; whiskers: interquartile range")
         axes.grid(axis="x", color=theme.grid, linewidth=0.6)
         _finish_axes(figure, axes, results)
         return _svg(figure)
@@ -86,7 +119,7 @@ def sweep_svg(results: ResultsFile, theme_name: str) -> str:
     all_medians = [case.measurement.median_s for case in results.cases]
     unit_name, scale = select_unit(min(all_medians))
     with _style(theme):
-        figure, axes = plt.subplots(figsize=(7.5, 4.6))
+        figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 4.2 + _caption_in(results)))
         for index, mode in enumerate(sweeps.modes(results)):
             points = sweeps.sweep(results, mode)
             xs = [x for x, _ in points]
@@ -99,7 +132,7 @@ def sweep_svg(results: ResultsFile, theme_name: str) -> str:
         axes.set_yscale("log")
         _plain_log_ticks(axes.xaxis)
         _plain_log_ticks(axes.yaxis)
-        axes.set_xticks(sorted({x for case in results.cases for x in [case.params[x_name]]}))
+        axes.set_xticks(_spaced_ticks(sorted({case.params[x_name] for case in results.cases})))
         axes.set_xlabel(x_name.replace("_", " ") + " (log scale)")
         axes.set_ylabel(f"time per call ({unit_name}, log scale)")
         axes.grid(which="major", color=theme.grid, linewidth=0.6)
@@ -109,18 +142,43 @@ def sweep_svg(results: ResultsFile, theme_name: str) -> str:
 
 
 def _style(theme: Theme):
-    return plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "tfspeedlab", "font.size": 11,
+    return plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "tfspeedlab", "font.size": TEXT_PT,
+                           "axes.titlesize": TEXT_PT, "figure.titlesize": TITLE_PT, "legend.fontsize": TEXT_PT,
                            "font.family": "sans-serif", "text.color": theme.text,
                            "axes.labelcolor": theme.text, "xtick.color": theme.text,
                            "ytick.color": theme.text, "axes.edgecolor": theme.grid})
 
 
-def _plain_log_ticks(axis, decades: float = 0.0) -> None:
+# The most decades a log axis labels at 1-2-5 steps. A figure's width holds
+# about seven labels at TEXT_PT, its height (4 in or so) about twelve.
+_DECADES_AT_1_2_5 = {"x": 1.5, "y": 3.5}
+
+
+def _plain_log_ticks(axis) -> None:
+    """Call once the axis's limits are set: how many decades they span picks the ticks."""
     # Plain numbers at 1-2-5 steps read better than powers of ten; over many
     # decades they would collide, so only the powers of ten are labelled.
-    axis.set_major_locator(ticker.LogLocator(subs=(1.0,) if decades > 2.5 else (1.0, 2.0, 5.0)))
+    low, high = getattr(axis.axes, f"get_{axis.axis_name}lim")()
+    decades = math.log10(high / low)
+    steps = (1.0, 2.0, 5.0) if decades <= _DECADES_AT_1_2_5[axis.axis_name] else (1.0,)
+    axis.set_major_locator(ticker.LogLocator(subs=steps))
     axis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
     axis.set_minor_formatter(ticker.NullFormatter())
+
+
+# At most this many labelled ticks fit across a figure at TEXT_PT (values up to four digits).
+_MAX_TICKS = 7
+
+
+def _spaced_ticks(values: list) -> list:
+    """Every swept value where they fit, else every second or third one: labels must not collide."""
+    step = -(-len(values) // _MAX_TICKS)
+    return values[::step]
+
+
+def _title(results: ResultsFile) -> str:
+    """The workload's title, on as many lines as it needs to stay inside the figure."""
+    return textwrap.fill(results.title, line_chars(TITLE_PT))
 
 
 def _open_frame(axes) -> None:
@@ -130,11 +188,41 @@ def _open_frame(axes) -> None:
     axes.set_axisbelow(True)
 
 
+def _caption_in(results: ResultsFile) -> float:
+    """The height the caption takes at the foot of a figure, in inches."""
+    return len(wrap_at_separators(caption(results))) * LINE_IN + CAPTION_PAD_IN
+
+
+def _add_caption(figure, results: ResultsFile) -> float:
+    """Draw the caption at the foot of the figure; return the share of its height it takes."""
+    figure.text(0.01, CAPTION_PAD_IN / 2 / figure.get_figheight(), "\n".join(wrap_at_separators(caption(results))),
+                va="bottom", alpha=0.85, linespacing=1.2)
+    return _caption_in(results) / figure.get_figheight()
+
+
 def _finish_axes(figure, axes, results: ResultsFile) -> None:
     _open_frame(axes)
-    axes.set_title(results.title, loc="left", fontsize=12)
-    figure.text(0.01, 0.01, caption(results), fontsize=8.5, alpha=0.85)
-    figure.tight_layout(rect=(0, 0.05, 1, 1))
+    # From the figure's left edge: above the axes alone a long title would run off the right edge.
+    figure.suptitle(_title(results), x=0.01, ha="left")
+    figure.tight_layout(rect=(0, _add_caption(figure, results), 1, 1))
+
+
+def _panel_title(axes, title: str) -> None:
+    """A panel's title from the figure's left edge: above the axes alone it would run off the
+    figure's right edge, the axes starting after the longest bar label."""
+    axes.annotate(title, xy=(0.01, 1), xycoords=("figure fraction", "axes fraction"), xytext=(0, 6),
+                  textcoords="offset points", ha="left", va="bottom")
+
+
+def _legend_under_title(figure, results: ResultsFile, theme: Theme) -> None:
+    """Title, then the legend of the stacked layers, then the panels: inside a panel the legend
+    would cover bars or their values. For figures made with ``layout="constrained"``."""
+    # The title heads the legend: constrained layout stacks no suptitle above an outside legend.
+    figure.legend(loc="outside upper left", ncols=2, frameon=False, labelcolor=theme.text, handlelength=1.2,
+                  columnspacing=1.2, title=_title(results), alignment="left", borderaxespad=0.2,
+                  title_fontproperties={"size": TITLE_PT})
+    caption_share = _add_caption(figure, results)
+    figure.get_layout_engine().set(rect=(0, caption_share, 1, 1 - caption_share))
 
 
 def _svg(figure) -> str:
@@ -154,7 +242,8 @@ def host_layers_svg(results: ResultsFile, theme_name: str) -> str:
     cases = list(results.cases)
     unit_name, scale = select_unit(min(case.measurement.median_s for case in cases))
     with _style(theme):
-        figure, axes = plt.subplots(figsize=(7.5, 0.7 * len(cases) + 2.0))
+        figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.5 * len(cases) + 2.4 + _caption_in(results)),
+                                    layout="constrained")
         positions = list(range(len(cases))[::-1])
         left = [0.0] * len(cases)
         for index, layer in enumerate(HOST_LAYERS):
@@ -163,13 +252,13 @@ def host_layers_svg(results: ResultsFile, theme_name: str) -> str:
             left = [a + b for a, b in zip(left, widths)]
         for position, case, end in zip(positions, cases, left):
             axes.annotate(format_time(case.measurement.median_s), (end, position), xytext=(6, 0),
-                          textcoords="offset points", va="center", fontsize=10)
+                          textcoords="offset points", va="center")
         axes.set_yticks(positions, [case.label for case in cases])
-        axes.set_xlim(right=max(left) * 1.18)
-        axes.set_xlabel(f"time per call ({unit_name}; median, split by profiled share)")
+        axes.set_xlim(right=max(left) * 1.3)
+        axes.set_xlabel(f"time per call ({unit_name})\nmedian, split by profiled share")
         axes.grid(axis="x", color=theme.grid, linewidth=0.6)
-        axes.legend(frameon=False, loc="lower right", labelcolor=theme.text)
-        _finish_axes(figure, axes, results)
+        _open_frame(axes)
+        _legend_under_title(figure, results, theme)
         return _svg(figure)
 
 
@@ -180,8 +269,8 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
     row_values, column_values, cells = grid.row_values, grid.column_values, grid.cells
     baseline, per = grid.layout.baseline, grid.layout.time_per  # per: what one timed call is
     with _style(theme):
-        figure, panels = plt.subplots(len(column_values), 1, figsize=(7.5, 0.32 * len(row_values) * len(column_values) + 2.2),
-                                      squeeze=False)
+        height = 0.3 * len(row_values) * len(column_values) + 0.7 * len(column_values) + 0.5 + _caption_in(results)
+        figure, panels = plt.subplots(len(column_values), 1, figsize=(FIGURE_WIDTH_IN, height), squeeze=False)
         for axes, column in zip(panels[:, 0], column_values):
             present = [row for row in row_values if (row, column) in cells]
             medians = [cells[(row, column)].measurement.median_s for row in present]
@@ -190,24 +279,23 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
             colours = [theme.bars[0] if row == baseline else theme.bars[1] for row in present]
             axes.barh(positions, [m / scale for m in medians], color=colours, height=0.65)
             for position, median in zip(positions, medians):
-                axes.annotate(format_time(median), (median / scale, position), xytext=(5, 0),
-                              textcoords="offset points", va="center", fontsize=8.5)
-            axes.set_yticks(positions, present, fontsize=9)
+                axes.annotate(format_time(median), (median / scale, position), xytext=(4, 0),
+                              textcoords="offset points", va="center")
+            axes.set_yticks(positions, present)
             log_scale = max(medians) / min(medians) >= LOG_SCALE_SPREAD
             if log_scale:  # microsecond bars beside millisecond ones would vanish on a linear axis
                 axes.set_xscale("log")
-                left, right = min(medians) / scale / 2, max(medians) / scale * 6
-                _plain_log_ticks(axes.xaxis, decades=math.log10(right / left))
+                left, right = min(medians) / scale / 2, max(medians) / scale * 10
                 axes.set_xlim(left=left, right=right)
+                _plain_log_ticks(axes.xaxis)
             else:
-                axes.set_xlim(right=max(medians) / scale * 1.3)
+                axes.set_xlim(right=max(medians) / scale * 1.45)
             scale_note = ", log scale" if log_scale else ""
-            axes.set_title(f"{column} — time per {per} ({unit_name}{scale_note})", loc="left", fontsize=10.5)
+            _panel_title(axes, f"{column} — time per {per} ({unit_name}{scale_note})")
             axes.grid(axis="x", color=theme.grid, linewidth=0.6)
             _open_frame(axes)
-        figure.suptitle(results.title, x=0.01, ha="left", fontsize=12)
-        figure.text(0.01, 0.005, caption(results), fontsize=8.5, alpha=0.85)
-        figure.tight_layout(rect=(0, 0.03, 1, 0.98))
+        figure.suptitle(_title(results), x=0.01, ha="left")
+        figure.tight_layout(rect=(0, _add_caption(figure, results), 1, 1))
         return _svg(figure)
 
 
@@ -216,7 +304,9 @@ def op_layers_svg(results: ResultsFile, theme_name: str) -> str:
     theme = THEMES[theme_name]
     sizes = op_layers.sizes(results)
     with _style(theme):
-        figure, panels = plt.subplots(len(sizes), 1, figsize=(7.5, 2.1 * len(sizes) + 1.2), squeeze=False)
+        height = 2.2 * len(sizes) + 1.2 + _caption_in(results)
+        figure, panels = plt.subplots(len(sizes), 1, figsize=(FIGURE_WIDTH_IN, height), squeeze=False,
+                                      layout="constrained")
         for axes, size in zip(panels[:, 0], sizes):
             rows = op_layers.entries(results, size)
             unit_name, scale = select_unit(max(row.total_s for row in rows))
@@ -230,17 +320,12 @@ def op_layers_svg(results: ResultsFile, theme_name: str) -> str:
                 left = [a + b for a, b in zip(left, widths)]
             for position, row, end in zip(positions, rows, left):
                 axes.annotate(format_time(row.total_s), (end, position), xytext=(4, 0),
-                              textcoords="offset points", va="center", fontsize=8.5)
-            axes.set_yticks(positions, [row.entry for row in rows], fontsize=9)
-            axes.set_xlim(right=max(left) * 1.22)
+                              textcoords="offset points", va="center")
+            axes.set_yticks(positions, [row.entry for row in rows])
+            axes.set_xlim(right=max(left) * 1.35)
             title = "scalar" if size == 1 else f"{size:,} elements"
-            axes.set_title(f"{title} — time per add ({unit_name})", loc="left", fontsize=10.5)
+            _panel_title(axes, f"{title} — time per add ({unit_name})")
             axes.grid(axis="x", color=theme.grid, linewidth=0.6)
             _open_frame(axes)
-        figure.suptitle(results.title, x=0.01, y=0.995, ha="left", fontsize=12)
-        # Under the title, above the first panel: nowhere does it cover a bar.
-        figure.legend(loc="upper left", bbox_to_anchor=(0.01, 0.965), ncols=4, frameon=False, fontsize=9,
-                      labelcolor=theme.text)
-        figure.text(0.01, 0.005, caption(results), fontsize=8.5, alpha=0.85)
-        figure.tight_layout(rect=(0, 0.03, 1, 0.93))
+        _legend_under_title(figure, results, theme)
         return _svg(figure)

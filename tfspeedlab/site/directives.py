@@ -53,9 +53,17 @@
     XLA against plain graph mode for every workload that measured both.
 ``{{ environment }}``
     The environment of each runner's results.
+``{{ listing NAME }}``
+    The script ``examples/NAME.py`` in a collapsed box, read as a script: no notebook
+    cell markers or ``%pip`` lines (see ``tfspeedlab.site.listing``).
 ``{{ simulator }}``, ``{{ model_parameters }}``, ``{{ model_validation }}``
     The speed simulator, its fitted parameters, and its predictions against
     every measured workload.
+``{{ model_figure FIGURE }}``
+    One figure of the cost model: how far it misses the points it was fitted to or the
+    held-out ones (``fitted_worst``, ``fitted_median``, ``held_out_worst``,
+    ``held_out_median``), or the tensor size from which it counts an op as split
+    across threads (``split_elements``).
 
 Inline figures read the ``cpu`` runner unless given ``runner=gpu``; arguments
 with spaces are quoted: ``{{ metric tracing "python scalars" traces }}``. A
@@ -75,9 +83,10 @@ from tfspeedlab.analysis import cost_model, dispatch, intervals, op_layers
 from tfspeedlab.analysis.summary import any_noisy, format_interval
 from tfspeedlab.analysis.xla import XlaPair, xla_pairs
 from tfspeedlab.results import artifacts
+from tfspeedlab.results.repo import examples_dir
 from tfspeedlab.results.schema import RUNNERS, ResultsFile
 from tfspeedlab.results.store import load_failure
-from tfspeedlab.site import charts, markdown, quantities, tables, templating
+from tfspeedlab.site import charts, listing, markdown, quantities, tables, templating
 from tfspeedlab.site.runners import RUNNER_TITLES, not_measured, runner_tabs
 from tfspeedlab.site.simulator import PARAMS_URI, simulator_html
 from tfspeedlab.site.views import view_for
@@ -374,6 +383,14 @@ def _machine(environment: Mapping) -> str:
     return f"{gpus} ({machine})" if gpus else machine
 
 
+def _listing(context: Context, example: str) -> str:
+    """The example's source for readers who want the whole harness-bound script."""
+    script = examples_dir() / f"{example}.py"
+    if not script.is_file():
+        raise DirectiveError(f"no example script {script}")
+    return listing.listing_markdown(script, f"examples/{example}.py")
+
+
 def _simulator(context: Context) -> str:
     return simulator_html(context.relative_url(PARAMS_URI))
 
@@ -384,6 +401,23 @@ def _model_parameters(context: Context) -> str:
 
 def _model_validation(context: Context) -> str:
     return context.model_tabs(tables.model_validation)
+
+
+def _model_figure(context: Context, figure: str, *, runner: str = "cpu") -> str:
+    """``{{ model_figure held_out_worst }}``: ``25%``; ``{{ model_figure split_elements }}``: ``96,000``."""
+    if runner not in context.models:
+        raise DirectiveError(f"no cost model for {runner!r}: it needs the op-count and tensor-size sweeps")
+    if figure == "split_elements":
+        return f"{cost_model.SPLIT_ELEMENTS:,}"
+    group, _, statistic = figure.rpartition("_")
+    if group not in ("fitted", "held_out") or statistic not in ("worst", "median"):
+        raise DirectiveError(f"no model figure {figure!r}; figures: fitted_worst, fitted_median, "
+                             f"held_out_worst, held_out_median, split_elements")
+    predictions, _ = cost_model.validate(context.models[runner], context.results[runner])
+    found = cost_model.misses(predictions, held_out=group == "held_out")
+    if found is None:
+        raise DirectiveError(f"no {group.replace('_', '-')} points on {runner}")
+    return f"{getattr(found, statistic):.0%}"
 
 
 # ------------------------------------------------------------ inline figures
@@ -459,6 +493,11 @@ def _metric(context: Context, example: str, case: str, metric: str, *, runner: s
     return quantities.metric(context.lookup(example, runner), case, metric)
 
 
+def _metric_time(context: Context, example: str, case: str, metric: str, *, runner: str = "cpu") -> str:
+    """A metric that is a time in seconds, in its unit: ``{{ metric_time call_cost graph function_run_s }}`` → ``412 µs``."""
+    return format_time(quantities.metric_value(context.lookup(example, runner), case, metric))
+
+
 def _count(context: Context, example: str, case: str, metric: str, noun: str, *, runner: str = "cpu") -> str:
     """A counted metric in words: ``once``, ``twice``, ``10 times`` (noun ``time``); ``1 trace``, ``3 traces``."""
     return quantities.count(quantities.metric_value(context.lookup(example, runner), case, metric), noun)
@@ -509,11 +548,22 @@ def _param(context: Context, example: str, parameter: str, *, runner: str = "cpu
 
 def _tf_source(context: Context, path: str) -> str:
     """``{{ tf_source tensorflow/core/... }}``: a link into TensorFlow's sources at the measured version."""
-    versions = sorted({r.environment["tensorflow"] for by_example in context.results.values()
-                       for r in by_example.values()})
+    return f"https://github.com/tensorflow/tensorflow/blob/v{_measured_version(context, 'tensorflow')}/{path}"
+
+
+def _keras_source(context: Context, path: str) -> str:
+    """``{{ keras_source keras/src/... }}``: a link into Keras 3's sources at the measured version."""
+    return f"https://github.com/keras-team/keras/blob/v{_measured_version(context, 'keras')}/{path}"
+
+
+def _measured_version(context: Context, package: str) -> str:
+    """The newest version of ``package`` any results file was measured with (the links show that code)."""
+    versions = sorted({r.environment[package] for by_example in context.results.values()
+                       for r in by_example.values() if r.environment.get(package)},
+                      key=lambda version: tuple(int(part) if part.isdigit() else 0 for part in version.split(".")))
     if not versions:
-        raise DirectiveError("no results to take the TensorFlow version from")
-    return f"https://github.com/tensorflow/tensorflow/blob/v{versions[-1]}/{path}"
+        raise DirectiveError(f"no results to take the {package} version from")
+    return versions[-1]
 
 
 DIRECTIVES: dict[str, Callable[..., str]] = {
@@ -534,6 +584,7 @@ DIRECTIVES: dict[str, Callable[..., str]] = {
     "derived": _derived,
     "sample_range": _sample_range,
     "metric": _metric,
+    "metric_time": _metric_time,
     "count": _count,
     "xla_summary": _xla_summary,
     "xla_extremes": _xla_extremes,
@@ -542,6 +593,7 @@ DIRECTIVES: dict[str, Callable[..., str]] = {
     "layer_share": _layer_share,
     "traces": _traces,
     "tf_source": _tf_source,
+    "keras_source": _keras_source,
     "param": _param,
     "per_op": _per_op,
     "dispatch_table": _dispatch_table,
@@ -550,8 +602,10 @@ DIRECTIVES: dict[str, Callable[..., str]] = {
     "layer_cost": _layer_cost,
     "entry_time": _entry_time,
     "environment": _environment,
+    "listing": _listing,
     "measured_on": _measured_on,
     "simulator": _simulator,
     "model_parameters": _model_parameters,
     "model_validation": _model_validation,
+    "model_figure": _model_figure,
 }

@@ -22,7 +22,7 @@ from mkdocs.structure.files import File, Files
 from tfspeedlab.results.repo import example_names, examples_dir
 from tfspeedlab.results.schema import RUNNERS, ResultsFileError
 from tfspeedlab.results.store import load_runner
-from tfspeedlab.site import charts, directives, simulator, views
+from tfspeedlab.site import charts, directives, notebook_pages, simulator, views
 
 DIRECTIVE = re.compile(r"\{\{\s*(?P<name>[a-z_]+)(?P<args>[^{}]*)\}\}")
 # What is left of a directive the pattern above did not take: a typo, not text to publish.
@@ -90,9 +90,12 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
                               dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls))
         return files
 
+    def _context(self, page) -> directives.Context:
+        return directives.Context(self.results, self.results_root, self.repo_url, page.file.src_uri, page.url,
+                                  self.models, self.known_examples)
+
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
-        context = directives.Context(self.results, self.results_root, self.repo_url, page.file.src_uri, page.url,
-                                     self.models, self.known_examples)
+        context = self._context(page)
         if (problem := malformed_directive(markdown)) is not None:
             raise PluginError(f"{page.file.src_uri}: {problem}")
 
@@ -111,3 +114,13 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
                 raise PluginError(f"{page.file.src_uri}: {match[0]!r}: {message}") from error
 
         return DIRECTIVE.sub(replace, markdown)
+
+    def on_page_content(self, html: str, page, config, files) -> str:
+        # A notebook page (rendered by mkdocs-jupyter, unrun): its results under the last cell, a TOC that links.
+        if (example := notebook_pages.example_of(page)) is None:
+            return html
+        try:
+            section = notebook_pages.results_markdown(example, self._context(page))
+        except (KeyError, TypeError, ValueError) as error:
+            raise PluginError(f"{page.file.src_uri}: measured results of {example!r}: {error}") from error
+        return notebook_pages.finish_page(html, page, config, files, section)

@@ -6,7 +6,7 @@ import statistics
 
 from tfspeedlab.analysis import cost_model, dispatch, intervals, op_layers, sweeps, xla
 from tfspeedlab.analysis.grid import pivot
-from tfspeedlab.analysis.summary import COLUMNS, format_interval, noisy_mark, rows
+from tfspeedlab.analysis.summary import COLUMNS, format_speedup, format_time_ratio, noisy_mark, rows
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS
 from tfspeedlab.results import provenance
 from tfspeedlab.results.schema import ResultsFile
@@ -40,7 +40,6 @@ def sweep_table(results: ResultsFile) -> Markdown:
     """One row per swept value, one median column per series, then speed-ups against the reference series."""
     layout = sweeps.sweep_layout(results)
     series_names = sweeps.modes(results)
-    unit = select_unit(min(case.measurement.median_s for case in results.cases))
     series = {name: dict(sweeps.sweep(results, name)) for name in series_names}
     reference = layout.baseline if layout.baseline in series else None
     others = [name for name in series_names if name != reference] if reference else []
@@ -49,8 +48,8 @@ def sweep_table(results: ResultsFile) -> Markdown:
     body = []
     for x in sorted(series[series_names[0]]):
         cells = [f"{x:g}" if isinstance(x, float) else str(x)]
-        cells += [format_time(series[name][x].median_s, unit) + noisy_mark(series[name][x]) for name in series_names]
-        cells += [f"{format_ratio(ratios[name][x].value)} [{format_interval(ratios[name][x])}]" for name in others]
+        cells += [format_time(series[name][x].median_s) + noisy_mark(series[name][x]) for name in series_names]
+        cells += [format_speedup(ratios[name][x]) for name in others]
         body.append(cells)
     return table(header, body, [RIGHT] * len(header))
 
@@ -71,7 +70,7 @@ def grid_table(results: ResultsFile) -> Markdown:
             cell = format_time(m.median_s) + noisy_mark(m)
             base = grid.baseline(column)
             if base is not None and row != baseline:
-                cell += f" · {format_ratio(intervals.ratio(case, base).value)}"
+                cell += f" · {format_time_ratio(intervals.ratio(case, base))}"
             cells.append(cell)
         body.append(cells)
     return table([grid.layout.rows.capitalize(), *map(str, grid.column_values)], body)
@@ -189,7 +188,7 @@ def xla_summary_table(pairs_by_example: list[tuple[ResultsFile, list[xla.XlaPair
     """XLA against the plain graph for every pair of cases measured both ways, with a verdict."""
     # The example's name, not its title: the row must leave room for the verdict on a laptop screen.
     body = [[code(results.example), pair.label, f"{format_time(pair.graph_s)} → {format_time(pair.xla_s)}",
-             f"{format_ratio(pair.speedup.value)} [{format_interval(pair.speedup)}]",
+             format_speedup(pair.speedup),
              f"{format_time(pair.graph_first_s)} → {format_time(pair.xla_first_s)}",
              bold(pair.verdict) if pair.verdict != "no clear difference" else pair.verdict]
             for results, pairs in pairs_by_example for pair in pairs]
@@ -226,6 +225,7 @@ def _freshness(verdict: provenance.Freshness) -> Markdown:
 
 _MODEL_PARAMETERS = (("call_s", "Fixed cost per call (*call*)"), ("op_s", "Cost per op (*op*)"),
                      ("element_s", "Kernel cost per element per op (*element*)"),
+                     ("split_s", "Extra per op on a tensor split across threads (*split*)"),
                      ("trace_s", "First-call extra, fixed (*trace*)"),
                      ("trace_op_s", "First-call extra per op (*trace_op*)"))
 
@@ -235,6 +235,8 @@ def model_parameters_table(model: cost_model.CostModel) -> Markdown:
     body = [[Markdown(label), *(format_time(getattr(model.modes[mode], name)) for mode in cost_model.MODES)]
             for name, label in _MODEL_PARAMETERS]
     body.append(["Worst miss on its fitted points", *(f"{model.fit_error[mode]:.0%}" for mode in cost_model.MODES)])
+    body.append(["Worst miss on every measured chain (the simulator's ±)",
+                 *(f"{model.band[mode]:.0%}" for mode in cost_model.MODES)])
     return table(["Parameter", "eager", "graph", "XLA"], body)
 
 
@@ -254,7 +256,8 @@ def model_validation(model: cost_model.CostModel, results: dict[str, ResultsFile
             "table": table(("Workload", "Case", "Ops", "Elements", "Measured", "Predicted", "Error"), body,
                            [LEFT, LEFT] + [RIGHT] * 5),
         })
-    return templating.render("model_validation.md.j2", groups=groups, outside=outside)
+    return templating.render("model_validation.md.j2", groups=groups, outside=outside,
+                             unlike=cost_model.measured_unlike(results))
 
 
 def estimator_table(results: ResultsFile) -> Markdown:

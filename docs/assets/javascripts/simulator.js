@@ -1,9 +1,12 @@
-/* tfspeedlab speed simulator: the cost model of tfspeedlab/model.py, in the browser.
+/* tfspeedlab speed simulator: the cost model of tfspeedlab/analysis/cost_model.py, in the browser.
  *
- * The model (keep in step with tfspeedlab/model.py; tests/test_simulator.py
+ * The model (keep in step with cost_model.py; tests/test_simulator.py
  * evaluates both on a grid of inputs and compares):
- *   per call  = call + ops * (op + element * elements)
+ *   per op    = op + element * elements + (elements >= split_elements ? split : 0)
+ *   per call  = call + ops * per op
  *   first call adds trace + trace_op * ops (tracing, and for XLA compiling)
+ *   ± per call = the mode's worst miss on every measured chain (band)
+ *   ± total    = band and the tracing line's worst miss, each weighted by its part of the total
  * Parameters per runner are fitted from results/<runner>/ when the site is
  * built and served as assets/simulator/params.json.
  */
@@ -12,47 +15,59 @@
 
   var MODES = ["eager", "graph", "xla"];
 
-  function perCall(costs, ops, elements) {
-    return costs.call_s + ops * (costs.op_s + costs.element_s * elements);
+  function perOp(costs, elements, splitElements) {
+    return costs.op_s + costs.element_s * elements + (elements >= splitElements ? costs.split_s : 0);
+  }
+
+  function perCall(model, mode, ops, elements) {
+    return model.modes[mode].call_s + ops * perOp(model.modes[mode], elements, model.split_elements);
   }
 
   function firstCallExtra(costs, ops) {
     return costs.trace_s + costs.trace_op_s * ops;
   }
 
-  function total(costs, ops, elements, calls) {
-    return firstCallExtra(costs, ops) + calls * perCall(costs, ops, elements);
+  function total(model, mode, ops, elements, calls) {
+    return firstCallExtra(model.modes[mode], ops) + calls * perCall(model, mode, ops, elements);
+  }
+
+  function totalBand(model, mode, ops, elements, calls) {
+    var extra = firstCallExtra(model.modes[mode], ops), repeated = calls * perCall(model, mode, ops, elements);
+    return (extra * model.trace_error[mode] + repeated * model.band[mode]) / (extra + repeated);
   }
 
   function breakEvenOps(model, elements, mode) {
     var eager = model.modes.eager, other = model.modes[mode || "graph"];
-    var saving = (eager.op_s + eager.element_s * elements) - (other.op_s + other.element_s * elements);
+    var saving = perOp(eager, elements, model.split_elements) - perOp(other, elements, model.split_elements);
     if (saving <= 0) return null;
     return Math.max((other.call_s - eager.call_s) / saving, 0);
   }
 
   function paybackCalls(model, ops, elements, mode) {
-    var other = model.modes[mode || "graph"];
-    var saving = perCall(model.modes.eager, ops, elements) - perCall(other, ops, elements);
+    mode = mode || "graph";
+    var saving = perCall(model, "eager", ops, elements) - perCall(model, mode, ops, elements);
     if (saving <= 0) return null;
-    return firstCallExtra(other, ops) / saving;
+    return firstCallExtra(model.modes[mode], ops) / saving;
   }
 
   /* Everything the page shows, for one set of inputs. */
   function predict(model, ops, elements, calls) {
-    var out = { perCall: {}, total: {} };
+    var out = { perCall: {}, total: {}, bandPerCall: {}, bandTotal: {} };
     MODES.forEach(function (mode) {
-      out.perCall[mode] = perCall(model.modes[mode], ops, elements);
-      out.total[mode] = total(model.modes[mode], ops, elements, calls);
+      out.perCall[mode] = perCall(model, mode, ops, elements);
+      out.total[mode] = total(model, mode, ops, elements, calls);
+      out.bandPerCall[mode] = model.band[mode];
+      out.bandTotal[mode] = totalBand(model, mode, ops, elements, calls);
     });
     out.speedupGraph = out.perCall.eager / out.perCall.graph;
     out.speedupXla = out.perCall.eager / out.perCall.xla;
     out.breakEvenOps = breakEvenOps(model, elements, "graph");
     out.paybackCalls = paybackCalls(model, ops, elements, "graph");
+    out.extrapolated = ops > model.measured_ops || elements > model.measured_elements;
     return out;
   }
 
-  var api = { MODES: MODES, perCall: perCall, total: total, breakEvenOps: breakEvenOps,
+  var api = { MODES: MODES, perCall: perCall, total: total, totalBand: totalBand, breakEvenOps: breakEvenOps,
               paybackCalls: paybackCalls, predict: predict };
   if (typeof module !== "undefined" && module.exports) {
     module.exports = api;  // node, for the test that compares with Python
@@ -62,7 +77,11 @@
 
   /* ------------------------------------------------------------ page */
 
-  var UNITS = [["ns", 1e-9], ["µs", 1e-6], ["ms", 1e-3], ["s", 1]];
+  // Past a minute, minutes, hours, days and years read better than a long count of seconds.
+  var UNITS = [["ns", 1e-9], ["µs", 1e-6], ["ms", 1e-3], ["s", 1], ["min", 60], ["h", 3600], ["days", 86400],
+               ["years", 365.25 * 86400]];
+  // Chart text is 12 px; labels closer than this overlap.
+  var LABEL_GAP = 16;
 
   function formatTime(seconds) {
     var unit = UNITS[0];
@@ -75,51 +94,90 @@
     return value.toFixed(Math.max(3 - digits, 0));
   }
 
-  function show(output, text, seconds) {
+  /* 10^power as a tick label: 1, 10, 100, 1k … 100k, 1M … */
+  function compactCount(power) {
+    var suffixes = ["", "k", "M", "B"], group = Math.min(Math.floor(power / 3), suffixes.length - 1);
+    return Math.pow(10, power - 3 * group) + suffixes[group];
+  }
+
+  function counted(count, noun) { return count.toLocaleString("en") + " " + noun + (count === 1 ? "" : "s"); }
+
+  function percent(fraction) { return "±" + Math.round(fraction * 100) + "%"; }
+
+  function show(output, text, value) {
     output.textContent = text;
-    if (seconds === null || seconds === undefined) output.removeAttribute("data-value");
-    else output.setAttribute("data-value", String(seconds));
+    if (value === null || value === undefined) output.removeAttribute("data-value");
+    else output.setAttribute("data-value", String(value));
+  }
+
+  /* Label positions near the wanted ones, at least LABEL_GAP apart, inside [low, high]. */
+  function spread(wanted, low, high) {
+    var order = wanted.map(function (y, i) { return i; }).sort(function (a, b) { return wanted[a] - wanted[b]; });
+    var placed = wanted.slice(), i;
+    for (i = 0; i < order.length; i++) {
+      placed[order[i]] = Math.max(wanted[order[i]], i ? placed[order[i - 1]] + LABEL_GAP : low);
+    }
+    for (i = order.length - 1; i >= 0; i--) {
+      placed[order[i]] = Math.min(placed[order[i]], i < order.length - 1 ? placed[order[i + 1]] - LABEL_GAP : high);
+    }
+    return placed;
+  }
+
+  function text(className, x, y, anchor, content, extra) {
+    return '<text class="' + className + '" x="' + x.toFixed(1) + '" y="' + y.toFixed(1) + '" text-anchor="' +
+           anchor + '"' + (extra || "") + '>' + content + '</text>';
   }
 
   function drawChart(svg, model, ops, elements, calls) {
-    var width = 640, height = 300, left = 70, right = 20, top = 16, bottom = 44;
+    // Drawn at the width it is shown at, so its text stays 12 px on a phone.
+    var shown = svg.getBoundingClientRect().width;
+    var width = Math.round(Math.min(Math.max(shown || 640, 300), 640)), height = 320;
+    var left = 78, right = 52, top = 30, bottom = 44, plotBottom = height - bottom;
     var maxCalls = Math.max(10, calls * 10);
     var xs = [], n;
     for (n = 1; n <= maxCalls; n *= 1.25) xs.push(Math.round(n));
     var series = MODES.map(function (mode) {
-      return xs.map(function (x) { return [x, total(model.modes[mode], ops, elements, x)]; });
+      return xs.map(function (x) { return [x, total(model, mode, ops, elements, x)]; });
     });
     var ys = [].concat.apply([], series.map(function (s) { return s.map(function (p) { return p[1]; }); }));
     var yMin = Math.min.apply(null, ys), yMax = Math.max.apply(null, ys);
     function sx(x) { return left + (Math.log(x) / Math.log(maxCalls)) * (width - left - right); }
     function sy(y) {
       var span = Math.log(yMax) - Math.log(yMin) || 1;
-      return height - bottom - ((Math.log(y) - Math.log(yMin)) / span) * (height - top - bottom);
+      return plotBottom - ((Math.log(y) - Math.log(yMin)) / span) * (plotBottom - top);
     }
     var parts = ['<title>Total time against number of calls, per mode</title>'];
-    parts.push('<line class="axis" x1="' + left + '" y1="' + (height - bottom) + '" x2="' + (width - right) +
-               '" y2="' + (height - bottom) + '"/>');
-    parts.push('<line class="axis" x1="' + left + '" y1="' + top + '" x2="' + left + '" y2="' + (height - bottom) + '"/>');
-    var decade;
-    for (decade = 1; decade <= maxCalls; decade *= 10) {
-      parts.push('<text class="tick" x="' + sx(decade) + '" y="' + (height - bottom + 16) +
-                 '" text-anchor="middle">' + decade + '</text>');
+    parts.push('<line class="axis" x1="' + left + '" y1="' + plotBottom + '" x2="' + (width - right) +
+               '" y2="' + plotBottom + '"/>');
+    parts.push('<line class="axis" x1="' + left + '" y1="' + top + '" x2="' + left + '" y2="' + plotBottom + '"/>');
+    // Every decade while they fit, else every second or third: tick labels stay apart on a phone.
+    var decades = Math.floor(Math.log(maxCalls) / Math.LN10 + 1e-9), step = 1, power;
+    while ((width - left - right) * step / decades < 40) step++;
+    for (power = 0; power <= decades; power += step) {
+      parts.push(text("tick", sx(Math.pow(10, power)), plotBottom + 16, "middle", compactCount(power)));
     }
     [yMin, Math.sqrt(yMin * yMax), yMax].forEach(function (y) {
-      parts.push('<text class="tick" x="' + (left - 6) + '" y="' + (sy(y) + 4) + '" text-anchor="end">' +
-                 formatTime(y) + '</text>');
+      parts.push(text("tick", left - 6, sy(y) + 4, "end", formatTime(y)));
     });
-    parts.push('<text class="label" x="' + ((left + width - right) / 2) + '" y="' + (height - 6) +
-               '" text-anchor="middle">number of calls (log scale)</text>');
+    parts.push(text("label axis-title", (left + width - right) / 2, height - 6, "middle", "number of calls (log scale)"));
+    var middle = (top + plotBottom) / 2;
+    parts.push(text("label axis-title", 14, middle, "middle", "total time (log scale)",
+                    ' transform="rotate(-90 14 ' + middle.toFixed(1) + ')"'));
+    // The reader's number of calls: a dashed line, named above the plot.
+    var markerX = sx(calls);
+    parts.push('<line class="marker" x1="' + markerX + '" y1="' + top + '" x2="' + markerX + '" y2="' + plotBottom + '"/>');
+    // Kept over the plot, clear of the mode labels in the right margin (12 px text: under 7 px a character).
+    var markerText = "your " + counted(calls, "call");
+    var half = markerText.length * 7 / 2;
+    var anchor = markerX - half < left ? "start" : (markerX + half > width - right ? "end" : "middle");
+    parts.push(text("marker-label", markerX, top - 8, anchor, markerText));
+    var wanted = series.map(function (points) { return sy(points[points.length - 1][1]) + 4; });
+    var placed = spread(wanted, top + 4, plotBottom + 4);
     series.forEach(function (points, i) {
       var d = points.map(function (p, j) { return (j ? "L" : "M") + sx(p[0]).toFixed(1) + "," + sy(p[1]).toFixed(1); });
       parts.push('<path class="series series-' + MODES[i] + '" d="' + d.join("") + '"/>');
-      var last = points[points.length - 1];
-      parts.push('<text class="legend series-' + MODES[i] + '" x="' + (sx(last[0]) - 4) + '" y="' +
-                 (sy(last[1]) - 6) + '" text-anchor="end">' + MODES[i] + '</text>');
+      parts.push(text("legend series-" + MODES[i], width - right + 6, placed[i], "start", MODES[i]));
     });
-    parts.push('<line class="marker" x1="' + sx(calls) + '" y1="' + top + '" x2="' + sx(calls) + '" y2="' +
-               (height - bottom) + '"/>');
     svg.setAttribute("viewBox", "0 0 " + width + " " + height);
     svg.innerHTML = parts.join("");
   }
@@ -162,16 +220,22 @@
       var p = predict(model, ops, elements, calls);
       function out(name) { return container.querySelector('output[name="' + name + '"]'); }
       MODES.forEach(function (mode) {
-        show(out("per_call_" + mode), formatTime(p.perCall[mode]), p.perCall[mode]);
-        show(out("total_" + mode), formatTime(p.total[mode]), p.total[mode]);
+        show(out("per_call_" + mode), "≈ " + formatTime(p.perCall[mode]), p.perCall[mode]);
+        show(out("band_per_call_" + mode), percent(p.bandPerCall[mode]), p.bandPerCall[mode]);
+        show(out("total_" + mode), "≈ " + formatTime(p.total[mode]), p.total[mode]);
+        show(out("band_total_" + mode), percent(p.bandTotal[mode]), p.bandTotal[mode]);
       });
-      show(out("elements"), side + " × " + side + " = " + elements.toLocaleString("en") + " elements", elements);
+      show(out("elements"), side + " × " + side + " = " + counted(elements, "element"), elements);
       show(out("speedup_graph"), significant(p.speedupGraph) + "×", p.speedupGraph);
       show(out("speedup_xla"), significant(p.speedupXla) + "×", p.speedupXla);
       show(out("break_even"), p.breakEvenOps === null ? "never: eager is cheaper per op" :
-           "about " + Math.ceil(p.breakEvenOps) + " ops per call", p.breakEvenOps);
+           "about " + counted(Math.ceil(p.breakEvenOps), "op") + " per call", p.breakEvenOps);
       show(out("payback"), p.paybackCalls === null ? "never: the graph is not faster per call" :
-           Math.ceil(p.paybackCalls) + " calls", p.paybackCalls);
+           counted(Math.ceil(p.paybackCalls), "call"), p.paybackCalls);
+      show(out("extrapolated"), p.extrapolated ?
+           "Beyond what was measured (up to " + model.measured_ops.toLocaleString("en") + " ops, " +
+           model.measured_elements.toLocaleString("en") + " elements): the model extrapolates, and the ± " +
+           "no longer bounds its miss." : "", p.extrapolated ? 1 : 0);
       drawChart(container.querySelector("svg"), model, ops, elements, calls);
       container.setAttribute("data-ready", "yes");
     }
@@ -180,6 +244,14 @@
     form.elements.calls.addEventListener("input", update);
     runner.addEventListener("change", update);
     form.addEventListener("submit", function (event) { event.preventDefault(); });
+    // The chart is drawn at its shown width: redraw when that changes (phone rotated, window resized).
+    var drawnWidth = null;
+    root.addEventListener("resize", function () {
+      var svg = container.querySelector("svg");
+      if (!container.isConnected || !svg) return;
+      var width = svg.getBoundingClientRect().width;
+      if (width !== drawnWidth) { drawnWidth = width; update(); }
+    });
     container.querySelector(".tfsl-status").textContent = "";
     update();
   }

@@ -1,0 +1,232 @@
+"""Every page of the nav fits a phone (390 px) and a laptop (1280 px), in a real browser, light and dark.
+
+At both widths: the page never scrolls sideways, code in a table is never
+broken inside a word, and a number is never split from its unit. A table
+wider than a phone scrolls inside its own box; at a laptop's width every
+column of every table is in view. Chart text, scaled down with its chart,
+stays at least 10 px on a phone.
+"""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import REPO
+from test_browser import browser, site_url  # noqa: F401  (fixtures: one site build, one Chromium)
+
+PHONE, LAPTOP = 390, 1280
+SCHEMES = ("light", "dark")
+# Below this a reader needs to zoom in to read a chart on a phone.
+MIN_CHART_TEXT_PX = 10.0
+
+
+def nav_paths() -> list[str]:
+    """The URL path of every page in mkdocs.yml's nav: ``index.md`` → ``/``, ``x.ipynb`` → ``/x/``."""
+    class NavLoader(yaml.SafeLoader):
+        pass
+    # mkdocs.yml holds MkDocs' own tags (!relative); the nav needs none of them.
+    NavLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    config = yaml.load((REPO / "mkdocs.yml").read_text(), Loader=NavLoader)
+
+    def sources(entries):
+        for entry in entries:
+            value = next(iter(entry.values())) if isinstance(entry, dict) else entry
+            yield from (sources(value) if isinstance(value, list) else [value])
+
+    paths = []
+    for source in sources(config["nav"]):
+        page = Path(source).with_suffix("")
+        paths.append("/" if page.name == "index" else f"/{page.as_posix()}/")
+    return paths
+
+
+PATHS = nav_paths()
+# The simulator page is another piece of work's (docs/simulator.md, simulator.css,
+# simulator.js): its controls overflow a 390 px window, and simulator.js joins
+# a number to its unit with a plain space. Remove once that work lands.
+SIMULATOR = pytest.mark.xfail(
+    reason="simulator page: controls wider than a phone, and simulator.js's times break between number and unit; "
+           "fixed by the simulator page's own work", strict=False)
+
+
+def _cases():
+    for width in (PHONE, LAPTOP):
+        for path in PATHS:
+            marks = [SIMULATOR] if path == "/simulator/" else []
+            yield pytest.param(width, path, marks=marks, id=f"{width}px-{path.strip('/') or 'home'}")
+
+
+# The path of every page the rendered navigation links to.
+NAV_LINKS = """() => [...new Set([...document.querySelectorAll('nav.md-nav--primary a.md-nav__link[href]')]
+  .map(link => new URL(link.getAttribute('href'), location.href))
+  .filter(url => url.origin === location.origin && !url.hash).map(url => url.pathname))]"""
+
+# Layout faults of the page as it is laid out now, in words a reader would use.
+LAYOUT_FAULTS = r"""(wholeTablesInView) => {
+  const faults = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > innerWidth) {
+    faults.push(`the page is ${root.scrollWidth} px wide in a ${innerWidth} px window`);
+  }
+  const article = document.querySelector('article');
+  if (!article) return [`no page content at ${location.pathname}`];
+  const shown = element => element.getClientRects().length > 0;  // not in a tab that is not selected
+  const hidden = new Set(), scrolled = new Set();
+  for (const cell of article.querySelectorAll('td, th')) {
+    if (!shown(cell)) continue;
+    const right = cell.getBoundingClientRect().right;
+    const words = `"${cell.textContent.trim().slice(0, 30)}"`;
+    // Every box around the cell that cuts off what sticks out sideways, up to the window.
+    for (let box = cell.parentElement; box && box !== document.body; box = box.parentElement) {
+      const style = getComputedStyle(box);
+      if (style.overflowX === 'visible') continue;
+      const edge = box.getBoundingClientRect().left + box.clientLeft + box.clientWidth;
+      if (right <= edge + 1) continue;
+      const scrolls = ['auto', 'scroll'].includes(style.overflowX) && box.scrollWidth > box.clientWidth;
+      (scrolls ? scrolled : hidden).add(words);
+    }
+    if (right > innerWidth + 1 && !cell.closest('.md-typeset__scrollwrap')) hidden.add(words);
+  }
+  if (hidden.size) faults.push(`table cells cut off where no scrolling reaches them: ${[...hidden].join(', ')}`);
+  if (wholeTablesInView && scrolled.size) {
+    faults.push(`table cells out of view until the table is scrolled: ${[...scrolled].join(', ')}`);
+  }
+  // Code in a table may wrap at a space, after the "/" of a path, between
+  // "=" and "[": not inside a name, dotted or not ("TF_USE_LEGAC|Y_KERAS").
+  const broken = new Set();
+  const range = document.createRange();
+  for (const code of article.querySelectorAll('td code, th code')) {
+    if (!shown(code)) continue;
+    const text = code.textContent;
+    let before = '', top = null, offset = 0;
+    const inName = /[\w.]/;
+    const characters = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+    for (let node = characters.nextNode(); node; node = characters.nextNode()) {
+      for (let i = 0; i < node.length; i++, offset++) {
+        const character = node.data[i];
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        if (rect && !/\s/.test(character)) {
+          if (top !== null && Math.abs(rect.top - top) > 2 && inName.test(before) && inName.test(character)) {
+            broken.add(`"${text.slice(0, offset)}|${text.slice(offset)}"`);
+          }
+          top = rect.top;
+        }
+        before = character;
+      }
+    }
+  }
+  if (broken.size) faults.push(`code broken inside a word (at |): ${[...broken].join(', ')}`);
+  // A number then a breakable space then a unit, outside code: a line may end between them.
+  const split = /\d+(?:[.,]\d+)*[ \t\n]+(?:ns|µs|ms|s|B|KiB|MiB|GiB)(?!\w)/g;
+  const splittable = new Set();
+  const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.parentElement.closest('code, pre, script, style, svg')) continue;
+    for (const found of node.textContent.matchAll(split)) splittable.add(`"${found[0]}"`);
+  }
+  if (splittable.size) {
+    faults.push(`numbers that may wrap away from their unit: ${[...splittable].slice(0, 8).join(', ')}`);
+  }
+  return faults;
+}"""
+
+# The smallest text of each chart as it is drawn on the page: the chart's SVG
+# is laid out inline at the width its image is shown at, and each text
+# element's font size is scaled as its transforms and the viewBox scale it.
+CHART_TEXT_PX = """async () => {
+  const charts = [...document.querySelectorAll('article img[src*="/assets/results/"]')]
+    .filter(img => img.getClientRects().length > 0);
+  const found = [];
+  for (const img of charts) {
+    const svg = await (await fetch(img.src)).text();
+    const holder = document.createElement('div');
+    const width = img.getBoundingClientRect().width;
+    holder.style.cssText = `position:absolute;left:0;top:0;visibility:hidden;width:${width}px`;
+    holder.innerHTML = svg.slice(svg.indexOf('<svg'));
+    const drawn = holder.querySelector('svg');
+    drawn.setAttribute('width', '100%');
+    drawn.removeAttribute('height');
+    document.body.appendChild(holder);
+    let smallest = Infinity, text = '';
+    for (const element of drawn.querySelectorAll('text')) {
+      const matrix = element.getScreenCTM();
+      const px = parseFloat(getComputedStyle(element).fontSize) * Math.hypot(matrix.a, matrix.b);
+      if (px < smallest) { smallest = px; text = element.textContent.trim(); }
+    }
+    holder.remove();
+    found.push({chart: img.getAttribute('src').split('/').pop(), width, smallest, text});
+  }
+  return found;
+}"""
+
+
+@pytest.fixture(scope="module")
+def windows(browser):  # noqa: F811
+    """A browser page per window width and colour scheme, kept across the pages visited.
+
+    Each its own browser context: Material remembers the scheme it first chose
+    in local storage, so one context would show every page in its first scheme.
+    """
+    opened = {(width, scheme): browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
+              for width in (PHONE, LAPTOP) for scheme in SCHEMES}
+    errors = []
+    for page in opened.values():
+        page.on("pageerror", lambda error: errors.append(str(error)))
+    yield opened, errors
+    for page in opened.values():
+        page.close()
+
+
+def _open(page, url: str) -> None:
+    """Load ``url`` and wait until it is drawn."""
+    page.goto(url)
+    page.wait_for_load_state("load")
+    # The simulator draws its figures once its parameters have arrived: measure them drawn.
+    page.wait_for_function("() => !document.querySelector('.tfsl-simulator') || "
+                           "document.querySelector('.tfsl-simulator').dataset.ready === 'yes'", timeout=20_000)
+
+
+def test_the_nav_is_every_page_of_the_site(browser, site_url):  # noqa: F811
+    """The pages visited below are the pages a reader can reach from the navigation."""
+    page = browser.new_page()
+    page.goto(site_url + "/")
+    linked = page.evaluate(NAV_LINKS)
+    page.close()
+    assert sorted(linked) == sorted(PATHS)
+    assert any(path.startswith("/notebooks/") for path in PATHS)
+
+
+@pytest.mark.parametrize("width, path", list(_cases()))
+def test_page_fits_the_window(windows, site_url, width, path):  # noqa: F811
+    pages, errors = windows
+    errors.clear()
+    faults = {}
+    for scheme in SCHEMES:
+        page = pages[width, scheme]
+        _open(page, site_url + path)
+        assert page.get_attribute("body", "data-md-color-scheme") == ("slate" if scheme == "dark" else "default")
+        if found := page.evaluate(LAYOUT_FAULTS, width >= LAPTOP):
+            faults[scheme] = found
+    assert faults == {}
+    assert errors == []
+
+
+def test_chart_text_is_readable_on_a_phone(windows, site_url):  # noqa: F811
+    pages, errors = windows
+    errors.clear()
+    too_small, charts_seen = [], set()
+    for path in PATHS:
+        for scheme in SCHEMES:
+            _open(pages[PHONE, scheme], site_url + path)
+            for chart in pages[PHONE, scheme].evaluate(CHART_TEXT_PX):
+                charts_seen.add(chart["chart"])
+                if chart["smallest"] < MIN_CHART_TEXT_PX:
+                    too_small.append(f"{path} {chart['chart']} at {chart['width']:.0f} px wide: "
+                                     f"\"{chart['text']}\" is {chart['smallest']:.1f} px")
+    # Both schemes' charts of the measured pages: the check must not pass by finding none.
+    assert {name.split("#")[1] for name in charts_seen} == {"only-light", "only-dark"} and len(charts_seen) > 10
+    assert too_small == []
+    assert errors == []

@@ -1,0 +1,62 @@
+"""Generated figures read as a person would write them: factors, units, links at the measured version."""
+
+from dataclasses import replace
+
+import pytest
+
+from conftest import synthetic_results
+from test_directives import context
+from tfspeedlab.analysis import summary
+from tfspeedlab.analysis.intervals import Ratio
+from tfspeedlab.measure.measurement import Measurement
+from tfspeedlab.results.schema import CaseResult
+from tfspeedlab.site import directives
+
+
+@pytest.mark.parametrize("found, expected", [
+    (Ratio(10.8, 9.78, 12.0), "10.8× [9.78–12.0×]"),
+    (Ratio(0.9, 0.8, 1.1), "0.900× [0.800–1.10×]"),
+    # Far below 1, with the whole interval below 1: the slow-down it is.
+    (Ratio(1 / 32.3, 1 / 37.0, 1 / 28.6), "32.3×\u00a0slower [28.6–37.0×]"),
+    # Far below 1 but an interval reaching past 1: no word the interval does not support.
+    (Ratio(0.05, 0.01, 1.2), "0.050× [0.010–1.20×]"),
+])
+def test_a_speedup_far_below_one_reads_as_a_slowdown(found, expected):
+    assert summary.format_speedup(found) == expected
+
+
+def test_a_time_ratio_far_below_one_reads_as_times_faster():
+    assert summary.format_time_ratio(Ratio(1 / 540, 1 / 600, 1 / 500)) == "540×\u00a0faster"
+    assert summary.format_time_ratio(Ratio(1.08, 1.0, 1.2)) == "1.08×"
+
+
+def test_each_median_is_in_its_own_unit():
+    """One unit per column printed "156864 µs"; every time is now scaled on its own."""
+    results = synthetic_results()
+    slow = CaseResult("slow", {}, Measurement((0.156864, 0.157, 0.1565), 1, 0.2, "test"))
+    rows = summary.rows(replace(results, cases=(*results.cases, slow)))
+    medians = {row.case: row.median for row in rows}
+    assert medians["slow"].startswith("157") and medians["slow"].endswith("ms")
+    assert all(len(median.split("\u00a0")[0].split()[0].replace(".", "")) <= 4 for median in medians.values())
+
+
+def test_metric_time_formats_a_metric_in_seconds(tmp_path):
+    results = synthetic_results()
+    timed = replace(results, cases=(replace(results.cases[0], metrics={"function_run_s": 4.12e-4}),
+                                    *results.cases[1:]))
+    rendered = directives.render("metric_time", ["demo", results.cases[0].label, "function_run_s"],
+                                 context(tmp_path, timed))
+    assert rendered.replace("\u00a0", " ") == "412 µs"
+
+
+def test_source_links_point_at_the_measured_versions(tmp_path):
+    older = synthetic_results(example="old")
+    older = replace(older, environment={**older.environment, "tensorflow": "2.9.1", "keras": "3.9.0"})
+    newer = synthetic_results(example="new")
+    newer = replace(newer, environment={**newer.environment, "tensorflow": "2.21.0", "keras": "3.15.1"})
+    found = context(tmp_path, older, newer)
+    # Versions compare as numbers: 3.15.1 is newer than 3.9.0, 2.21.0 than 2.9.1.
+    assert directives.render("keras_source", ["keras/src/trainers/trainer.py"], found) == \
+        "https://github.com/keras-team/keras/blob/v3.15.1/keras/src/trainers/trainer.py"
+    assert directives.render("tf_source", ["tensorflow/core/BUILD"], found) == \
+        "https://github.com/tensorflow/tensorflow/blob/v2.21.0/tensorflow/core/BUILD"
