@@ -21,12 +21,12 @@ from tfspeedlab import profiling
 from tfspeedlab.profiling.trace import trace_events
 
 # Profiler events on the path of one call, and what each covers. A `tf.function`
-# call runs its graph through the function runtime (FunctionRun), whose executor
-# processes the nodes; a jit-compiled one runs as a single kernel that launches
-# XLA's compiled program.
+# call runs its graph through the function runtime (KernelAndDeviceFunc::Run),
+# whose executor processes the nodes; a jit-compiled one runs as a single kernel
+# that launches XLA's compiled program.
 PATH_EVENTS = {
     "eager_kernel_execute_s": "EagerKernelExecute",  # the eager runtime running one op (for a function: all of it)
-    "function_run_s": "FunctionRun",  # the function runtime: per-call set-up, executor, hand-offs, waiting
+    "function_call_s": "KernelAndDeviceFunc::Run",  # the function runtime: set-up, executor, hand-offs, waiting
     "node_processing_s": "ExecutorState::Process",  # the executor working on the graph's nodes
     "compiled_program_s": "CpuExecutable::ExecuteAsyncOnStream",  # XLA's compiled program on the CPU
 }

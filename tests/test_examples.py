@@ -110,12 +110,12 @@ def test_disabling_eager_execution_stops_keras_3_training_and_gives_keras_2_a_tf
 def test_call_cost_finds_the_function_runtime_in_a_graph_call_and_not_in_an_xla_call(quick_results):
     results = load_results(quick_results / "cpu" / "call_cost.json")
     graph, xla, eager = (results.case(mode).metrics for mode in ("graph", "xla", "eager"))
-    # A graph call runs its nodes through FunctionRun, inside the eager runtime's kernel execution.
-    assert 0 < graph["node_processing_s"] < graph["function_run_s"] <= graph["eager_kernel_execute_s"]
+    # A graph call runs its nodes through the function runtime, inside the eager runtime's kernel execution.
+    assert 0 < graph["node_processing_s"] < graph["function_call_s"] <= graph["eager_kernel_execute_s"]
     assert graph["compiled_program_s"] == 0
     # A jit-compiled call launches XLA's program without the function runtime.
-    assert xla["function_run_s"] == 0 and 0 < xla["compiled_program_s"] < xla["eager_kernel_execute_s"]
-    assert eager["function_run_s"] == eager["compiled_program_s"] == 0 and eager["executor_fraction"] == 0
+    assert xla["function_call_s"] == 0 and 0 < xla["compiled_program_s"] < xla["eager_kernel_execute_s"]
+    assert eager["function_call_s"] == eager["compiled_program_s"] == 0 and eager["executor_fraction"] == 0
 
 
 @pytest.mark.parametrize("example", ["time_breakdown", "step_profile", "call_cost"])
