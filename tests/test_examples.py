@@ -115,7 +115,8 @@ def test_call_cost_finds_the_function_runtime_in_a_graph_call_and_not_in_an_xla_
     assert graph["compiled_program_s"] == 0
     # A jit-compiled call launches XLA's program without the function runtime.
     assert xla["function_call_s"] == 0 and 0 < xla["compiled_program_s"] < xla["eager_kernel_execute_s"]
-    assert eager["function_call_s"] == eager["compiled_program_s"] == 0 and eager["executor_fraction"] == 0
+    # (An eager op runs as a one-op function since TF 2.9, so it may show the function call, but no executor.)
+    assert eager["node_processing_s"] == eager["compiled_program_s"] == 0 and eager["executor_fraction"] == 0
 
 
 @pytest.mark.parametrize("example", ["time_breakdown", "step_profile", "call_cost"])
