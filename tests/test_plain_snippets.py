@@ -111,6 +111,6 @@ def test_snippet_runs_from_a_file_and_prints_its_times(outputs, page, index, cod
 
 def test_retracing_snippet_shows_what_the_tracing_page_says(outputs):
     [key] = [key for key, (_, _, code) in zip(IDS, SNIPPETS) if "experimental_get_tracing_count" in code]
-    traces = dict(re.findall(r"^\s*(.+?): traced\s+(\d+) time", outputs[key]["stdout"], re.MULTILINE))
+    traces = dict(re.findall(r"^\s*(.+?):\s+(\d+) traces in 10 calls", outputs[key]["stdout"], re.MULTILINE))
     # A new Python value or a new shape retraces on every call; a tensor or an input_signature does not.
     assert traces == {"Python float": "10", "tensor": "1", "new shape": "10", "new shape, input_signature": "1"}

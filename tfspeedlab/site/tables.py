@@ -107,7 +107,8 @@ def op_layers_table(results: ResultsFile) -> Markdown:
 
 def host_layers_table(results: ResultsFile) -> Markdown:
     """Time per call in each profiled host layer: median × the layer's share of the profiled call."""
-    ops = results.params.get("ops_per_call")
+    # A per-op column only says something new when a call holds several ops.
+    ops = results.params.get("ops_per_call") if results.params.get("ops_per_call", 0) > 1 else None
     device_busy = all("device_busy_fraction" in case.metrics for case in results.cases)
     # How much the profiler slowed the calls it watched: shares from a slowed
     # call are applied to the unslowed median, so readers should see it.
