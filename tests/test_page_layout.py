@@ -42,19 +42,10 @@ def nav_paths() -> list[str]:
 
 
 PATHS = nav_paths()
-# The simulator page is another piece of work's (docs/simulator.md, simulator.css,
-# simulator.js): its controls overflow a 390 px window, and simulator.js joins
-# a number to its unit with a plain space. Remove once that work lands.
-SIMULATOR = pytest.mark.xfail(
-    reason="simulator page: controls wider than a phone, and simulator.js's times break between number and unit; "
-           "fixed by the simulator page's own work", strict=False)
-
-
 def _cases():
     for width in (PHONE, LAPTOP):
         for path in PATHS:
-            marks = [SIMULATOR] if path == "/simulator/" else []
-            yield pytest.param(width, path, marks=marks, id=f"{width}px-{path.strip('/') or 'home'}")
+            yield pytest.param(width, path, id=f"{width}px-{path.strip('/') or 'home'}")
 
 
 # The path of every page the rendered navigation links to.

@@ -117,6 +117,7 @@ def test_the_page_states_the_misses_the_predictions_make(committed):
         median = errors[len(errors) // 2] if len(errors) % 2 else (errors[len(errors) // 2 - 1] + errors[len(errors) // 2]) / 2
         assert directives.render("model_figure", [f"{group}_median"], context) == f"{median:.0%}"
     assert directives.render("model_figure", ["split_elements"], context) == f"{cost_model.SPLIT_ELEMENTS:,}"
+    assert directives.render("model_figure", ["break_even_10x10"], context) == f"{model.break_even_ops(100):.1f}"
     with pytest.raises(directives.DirectiveError, match="figures: fitted_worst"):
         directives.render("model_figure", ["typical"], context)
     with pytest.raises(directives.DirectiveError, match="no cost model"):

@@ -404,15 +404,19 @@ def _model_validation(context: Context) -> str:
 
 
 def _model_figure(context: Context, figure: str, *, runner: str = "cpu") -> str:
-    """``{{ model_figure held_out_worst }}``: ``25%``; ``{{ model_figure split_elements }}``: ``96,000``."""
+    """``{{ model_figure held_out_worst }}``: ``25%``; ``{{ model_figure split_elements }}``: ``96,000``;
+    ``{{ model_figure break_even_10x10 }}``: ``11.9`` (ops, on 10 × 10 tensors)."""
     if runner not in context.models:
         raise DirectiveError(f"no cost model for {runner!r}: it needs the op-count and tensor-size sweeps")
     if figure == "split_elements":
         return f"{cost_model.SPLIT_ELEMENTS:,}"
+    if figure == "break_even_10x10":  # the op-count sweep's tensors, for comparison with its own line fit
+        found = context.models[runner].break_even_ops(100)
+        return f"{found:.1f}" if found is not None else "none (graph mode never catches up)"
     group, _, statistic = figure.rpartition("_")
     if group not in ("fitted", "held_out") or statistic not in ("worst", "median"):
         raise DirectiveError(f"no model figure {figure!r}; figures: fitted_worst, fitted_median, "
-                             f"held_out_worst, held_out_median, split_elements")
+                             f"held_out_worst, held_out_median, split_elements, break_even_10x10")
     predictions, _ = cost_model.validate(context.models[runner], context.results[runner])
     found = cost_model.misses(predictions, held_out=group == "held_out")
     if found is None:

@@ -86,7 +86,7 @@
   function formatTime(seconds) {
     var unit = UNITS[0];
     UNITS.forEach(function (u) { if (Math.abs(seconds) >= u[1]) unit = u; });
-    return significant(seconds / unit[1]) + " " + unit[0];
+    return significant(seconds / unit[1]) + "\u00a0" + unit[0];
   }
 
   function significant(value) {
