@@ -16,6 +16,7 @@ from tfspeedlab.site import directives
 @pytest.mark.parametrize("found, expected", [
     (Ratio(10.8, 9.78, 12.0), "10.8× [9.78–12.0×]"),
     (Ratio(0.9, 0.8, 1.1), "0.900× [0.800–1.10×]"),
+    (Ratio(0.25, 0.2, 0.3), "4.00×\u00a0slower [3.33–5.00×]"),
     # Far below 1, with the whole interval below 1: the slow-down it is.
     (Ratio(1 / 32.3, 1 / 37.0, 1 / 28.6), "32.3×\u00a0slower [28.6–37.0×]"),
     # Far below 1 but an interval reaching past 1: no word the interval does not support.
@@ -60,3 +61,14 @@ def test_source_links_point_at_the_measured_versions(tmp_path):
         "https://github.com/keras-team/keras/blob/v3.15.1/keras/src/trainers/trainer.py"
     assert directives.render("tf_source", ["tensorflow/core/BUILD"], found) == \
         "https://github.com/tensorflow/tensorflow/blob/v2.21.0/tensorflow/core/BUILD"
+
+
+def test_a_comparison_asked_either_way_round_gives_one_answer():
+    """A verdict (speed-up one way) and an interval (the other way) must never disagree."""
+    from tfspeedlab.analysis import intervals
+
+    results = synthetic_results()
+    forward = intervals.ratio(results.case("eager"), results.case("graph"))
+    backward = intervals.ratio(results.case("graph"), results.case("eager"))
+    assert backward.value == pytest.approx(1 / forward.value)
+    assert (backward.low, backward.high) == pytest.approx((1 / forward.high, 1 / forward.low))

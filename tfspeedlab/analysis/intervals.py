@@ -104,8 +104,19 @@ def _resampled_estimates(runs: list[np.ndarray], rng: np.random.Generator, resam
 
 
 def ratio(a: CaseResult | Sequence[Measurement], b: CaseResult | Sequence[Measurement]) -> Ratio:
-    """``a``'s time over ``b``'s: above 1, ``b`` is faster."""
+    """``a``'s time over ``b``'s: above 1, ``b`` is faster.
+
+    ``ratio(b, a)`` is exactly the reciprocal of ``ratio(a, b)``, interval included: a page may ask for
+    a comparison either way round (a verdict, an interval, a speed-up) and must get one answer.
+    """
     runs_a, runs_b = _runs(a), _runs(b)
+    if _checksum(runs_b) < _checksum(runs_a):  # bootstrap in one canonical order, then turn it round
+        turned = _bootstrap_ratio(runs_b, runs_a)
+        return Ratio(1 / turned.value, 1 / turned.high, 1 / turned.low)
+    return _bootstrap_ratio(runs_a, runs_b)
+
+
+def _bootstrap_ratio(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> Ratio:
     rng = np.random.default_rng(_seed(runs_a, runs_b))
     ratios = _resampled_estimates(runs_a, rng, RESAMPLES) / _resampled_estimates(runs_b, rng, RESAMPLES)
     tail = (1 - CONFIDENCE) / 2 * 100
@@ -116,6 +127,13 @@ def ratio(a: CaseResult | Sequence[Measurement], b: CaseResult | Sequence[Measur
 def speedup(results: ResultsFile, slower: str, faster: str) -> Ratio:
     """How many times faster ``faster`` is than ``slower``, with its interval."""
     return ratio(results.case(slower), results.case(faster))
+
+
+def _checksum(runs: list[np.ndarray]) -> int:
+    checksum = 0
+    for run in runs:
+        checksum = zlib.crc32(np.ascontiguousarray(run, dtype=np.float64).tobytes(), checksum)
+    return checksum
 
 
 def _seed(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> int:

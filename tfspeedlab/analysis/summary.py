@@ -50,22 +50,20 @@ def rows(results: ResultsFile) -> list[Row]:
     return built
 
 
-# Below this a factor printed as "0.031×" hides what it means: "32.3× slower".
-SMALL_FACTOR = 0.1
-
-
 def format_speedup(found: intervals.Ratio) -> str:
-    """``10.8× [9.78–12.0×]``; a speed-up far below 1 as the slow-down it is, ``32.3× slower [28.6–37.0×]``,
-    when its whole interval lies below 1 (so the word follows from the interval)."""
-    if found.value < SMALL_FACTOR and found.high < 1:
+    """``10.8× [9.78–12.0×]``; a speed-up whose whole interval lies below 1 as the slow-down it is,
+    ``32.3× slower [28.6–37.0×]`` (a "0.031×" hides what it means). Where the interval spans 1, the
+    bare factor: no word the interval does not support."""
+    if found.high < 1:
         return (f"{format_ratio(1 / found.value)}\u00a0slower "
                 f"[{format_significant(1 / found.high, 3)}–{format_ratio(1 / found.low)}]")
     return f"{format_ratio(found.value)} [{format_interval(found)}]"
 
 
 def format_time_ratio(found: intervals.Ratio) -> str:
-    """A time over a reference time: ``1.08×``, ``0.094×``; far below 1 as ``540× faster`` (interval below 1)."""
-    if found.value < SMALL_FACTOR and found.high < 1:
+    """A time over a reference time (below 1 is faster): ``1.08×``; ``540× faster`` when the ratio is
+    under 0.1 and its whole interval below 1 — "0.002×" reads worse than what it means."""
+    if found.value < 0.1 and found.high < 1:
         return f"{format_ratio(1 / found.value)}\u00a0faster"
     return format_ratio(found.value)
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from tfspeedlab.analysis import sweeps
 from tfspeedlab.results.schema import ResultsFile
-from tfspeedlab.units import format_significant, format_time
+from tfspeedlab.units import format_signed_time, format_significant, format_time
 
 
 def _swept_value(results: ResultsFile, value: float | None) -> str:
@@ -83,7 +83,7 @@ DERIVED: dict[str, Callable[[ResultsFile], str]] = {
     "per_op_ratio": lambda r: format_significant(
         sweeps.op_costs(r).eager_per_op_s / sweeps.op_costs(r).graph_per_op_s, 2) + "×",
     "xla_call_cost": lambda r: format_time(sweeps.mode_fit(r, "xla").intercept_s),
-    "xla_per_op": lambda r: format_time(sweeps.mode_fit(r, "xla").slope_s),
+    "xla_per_op": lambda r: format_signed_time(sweeps.mode_fit(r, "xla").slope_s),
     "break_even_ops": lambda r: format_significant(sweeps.op_costs(r).break_even_ops, 2),
     "measured_break_even": lambda r: _swept_value(r, sweeps.first_x_where_faster(r, "graph", "eager")),
     "fit_error": lambda r: f"{max(sweeps.op_costs(r).eager.worst_relative_error, sweeps.op_costs(r).graph.worst_relative_error):.0%}",
@@ -119,6 +119,15 @@ def metric_value(results: ResultsFile, case: str, name: str) -> float:
     return metrics[name]
 
 
+SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
 def metric(results: ResultsFile, case: str, name: str) -> str:
+    """Whole numbers as such; three significant figures; below 0.001 as ``1.30 × 10⁻⁹`` (not ``0.000``)."""
     value = metric_value(results, case, name)
-    return str(int(value)) if float(value).is_integer() else format_significant(value, 3)
+    if float(value).is_integer():
+        return str(int(value))
+    if abs(value) < 1e-3:
+        mantissa, exponent = f"{value:.2e}".split("e")
+        return f"{mantissa}\u00a0×\u00a010{str(int(exponent)).translate(SUPERSCRIPTS)}"
+    return format_significant(value, 3)

@@ -231,6 +231,12 @@ _MODEL_PARAMETERS = (("call_s", "Fixed cost per call (*call*)"), ("op_s", "Cost 
                      ("trace_op_s", "First-call extra per op (*trace_op*)"))
 
 
+def _signed_percent(fraction: float) -> str:
+    """``+12%``, ``−3%``, and ``0%`` for what rounds to nothing (not ``-0%``); a true minus sign."""
+    rounded = round(fraction * 100)
+    return "0%" if rounded == 0 else f"+{rounded}%" if rounded > 0 else f"−{-rounded}%"
+
+
 def model_parameters_table(model: cost_model.CostModel) -> Markdown:
     """The fitted cost model: each parameter per mode, and how far its lines miss their own points."""
     body = [[Markdown(label), *(format_time(getattr(model.modes[mode], name)) for mode in cost_model.MODES)]
@@ -249,7 +255,7 @@ def model_validation(model: cost_model.CostModel, results: dict[str, ResultsFile
         found = [p for p in predictions if p.held_out == held_out]
         errors = [abs(p.relative_error) for p in found]
         body = [[code(p.example), p.case, p.ops, f"{p.elements:,}", format_time(p.measured_s),
-                 format_time(p.predicted_s), f"{p.relative_error:+.0%}"] for p in found]
+                 format_time(p.predicted_s), _signed_percent(p.relative_error)] for p in found]
         groups.append({
             "title": title, "rows": found,
             "median_miss": f"{statistics.median(errors):.0%}" if errors else "",
