@@ -72,3 +72,12 @@ def test_a_comparison_asked_either_way_round_gives_one_answer():
     backward = intervals.ratio(results.case("graph"), results.case("eager"))
     assert backward.value == pytest.approx(1 / forward.value)
     assert (backward.low, backward.high) == pytest.approx((1 / forward.high, 1 / forward.low))
+
+
+def test_factor_reads_a_speedup_or_a_slowdown_with_its_interval(tmp_path):
+    results = synthetic_results()
+    found = context(tmp_path, results)
+    faster = directives.render("factor", ["demo", "eager", "graph"], found)
+    slower = directives.render("factor", ["demo", "graph", "eager"], found)
+    assert "slower" not in faster and faster.endswith("×]")
+    assert "\u00a0slower [" in slower

@@ -80,7 +80,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tfspeedlab.analysis import cost_model, dispatch, intervals, op_layers
-from tfspeedlab.analysis.summary import any_noisy, format_interval
+from tfspeedlab.analysis.summary import any_noisy, format_interval, format_speedup
 from tfspeedlab.analysis.xla import XlaPair, xla_pairs
 from tfspeedlab.results import artifacts
 from tfspeedlab.results.repo import examples_dir
@@ -440,6 +440,12 @@ def _ratio(context: Context, example: str, numerator: str, denominator: str, *, 
     return format_ratio(intervals.speedup(context.lookup(example, runner), numerator, denominator).value)
 
 
+def _factor(context: Context, example: str, slower: str, faster: str, *, runner: str = "cpu") -> str:
+    """The speed-up of ``faster`` over ``slower`` with its interval, read as a person would:
+    ``10.8× [9.78–12.0×]``, or ``2.24× slower [2.11–2.47×]`` when the whole interval is below 1."""
+    return format_speedup(intervals.speedup(context.lookup(example, runner), slower, faster))
+
+
 def _interval(context: Context, example: str, numerator: str, denominator: str, *, runner: str = "cpu") -> str:
     """The 95% interval of ``{{ ratio NAME A B }}``: ``9.8–10.4×``."""
     return format_interval(intervals.speedup(context.lookup(example, runner), numerator, denominator))
@@ -589,6 +595,7 @@ DIRECTIVES: dict[str, Callable[..., str]] = {
     "sample_range": _sample_range,
     "metric": _metric,
     "metric_time": _metric_time,
+    "factor": _factor,
     "count": _count,
     "xla_summary": _xla_summary,
     "xla_extremes": _xla_extremes,
