@@ -252,3 +252,48 @@ def test_tf1_vs_tf2_every_mode_trains(quick_results):
         legacy = case.params["mode"].startswith(("TF1", "tf_keras"))
         assert case.params.get("env") == ({"TF_USE_LEGACY_KERAS": "1"} if legacy else None), case.label
     assert results.case("tiny · Keras 3 fit").params["steps_per_call"] == 200
+
+
+def test_every_predict_rung_predicts_the_same_numbers_and_batch_1_follows_memory(quick_results):
+    results = load_results(quick_results / "cpu" / "predict_ladder.json")
+    assert {case.params["keras"] for case in results.cases} == {"Keras 3", "tf_keras"}
+    sums = {}
+    for case in results.cases:
+        m = case.metrics
+        assert m["max_error_vs_model_call"] < 1e-4, case.label
+        sums.setdefault((case.params["model"], case.params["batch"]), []).append(m["output_sum"])
+        if case.params["batch"] == 1 and case.params["rung"] != "predict, whole array":
+            assert m["memory_calls"] == results.params["memory_calls"] and "rss_growth_bytes" in m, case.label
+    # Keras 3 and Keras 2 got the same weights from NumPy: every rung of both gives the same outputs.
+    for key, found in sums.items():
+        assert max(found) - min(found) < 1e-3 * max(1.0, abs(found[0])), (key, found)
+    whole = next(case for case in results.cases if case.params["rung"] == "predict, whole array")
+    assert whole.params["steps_per_call"] * whole.params["batch"] == max(
+        results.params["whole_array_samples"], 4 * whole.params["batch"])
+
+
+def test_every_training_api_trains_and_the_retracing_traps_retrace(quick_results):
+    results = load_results(quick_results / "cpu" / "train_apis.json")
+    for case in results.cases:
+        assert case.metrics["loss_end"] < case.metrics["loss_start"], case.label
+    runs = {case.label: case.metrics for case in results.cases}
+    # Traced once and never again; eager and a Python-number argument run the step's code every step.
+    for label in ("fit", "fit, steps_per_execution=10", "train_on_batch", "custom loop, tf.function step",
+                  "custom loop, tensor argument"):
+        assert runs[label]["step_runs_first_call"] == 1 and runs[label]["step_runs_per_later_step"] == 0, label
+    for label in ("fit, run_eagerly=True", "custom loop, Python float argument"):
+        assert runs[label]["step_runs_per_later_step"] == 1, label
+    # The last, smaller batch of an epoch is a second input shape: one more trace, then none.
+    assert runs["train_on_batch, last batch partial"]["step_runs_first_call"] == 2
+    assert runs["fit"]["jit_compile_resolved"] in (0.0, 1.0)
+
+
+def test_every_feed_trains_once_traced_and_measures_its_wait(quick_results):
+    results = load_results(quick_results / "cpu" / "input_pipeline.json")
+    for case in results.cases:
+        m = case.metrics
+        assert m["loss_end"] < m["loss_start"] and m["traces"] == 1, case.label
+        assert 0 <= m["data_wait_share"] < 1, case.label
+    shares = {case.label: case.metrics["data_wait_share"] for case in results.cases}
+    # Tensors already in memory leave nothing to wait for; a Python generator makes the loop wait.
+    assert shares["from_generator"] > shares["tensors in memory"]

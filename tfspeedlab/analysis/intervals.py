@@ -103,6 +103,14 @@ def _resampled_estimates(runs: list[np.ndarray], rng: np.random.Generator, resam
     return ESTIMATORS[CHOSEN].of_resamples(pooled)
 
 
+def resampled_estimates(case: CaseResult, resamples: int = RESAMPLES, seed: int | None = None) -> np.ndarray:
+    """The case's time by the chosen estimator on ``resamples`` hierarchical resamples (seeded from its
+    samples unless ``seed`` is given): for intervals of figures derived from several cases."""
+    runs = _runs(case)
+    rng = np.random.default_rng(_checksum(runs) if seed is None else seed)
+    return _resampled_estimates(runs, rng, resamples)
+
+
 def ratio(a: CaseResult | Sequence[Measurement], b: CaseResult | Sequence[Measurement]) -> Ratio:
     """``a``'s time over ``b``'s: above 1, ``b`` is faster.
 

@@ -61,10 +61,13 @@ def format_speedup(found: intervals.Ratio) -> str:
 
 
 def format_time_ratio(found: intervals.Ratio) -> str:
-    """A time over a reference time (below 1 is faster): ``1.08×``; ``540× faster`` when the ratio is
-    under 0.1 and its whole interval below 1 — "0.002×" reads worse than what it means."""
-    if found.value < 0.1 and found.high < 1:
+    """A time against a reference time, in words where the interval allows them: ``2.91× faster`` when
+    the whole interval lies below 1, ``1.50× slower`` when it lies above, else the bare ratio ``1.02×``
+    ("0.343×" makes a reader work out which way it goes)."""
+    if found.high < 1:
         return f"{format_ratio(1 / found.value)}\u00a0faster"
+    if found.low > 1:
+        return f"{format_ratio(found.value)}\u00a0slower"
     return format_ratio(found.value)
 
 

@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 
 from tfspeedlab.analysis import op_layers, sweeps  # noqa: E402
-from tfspeedlab.analysis.grid import pivot  # noqa: E402
+from tfspeedlab.analysis.grid import pivot, pivots  # noqa: E402
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS  # noqa: E402
 from tfspeedlab.results.schema import ResultsFile  # noqa: E402
 from tfspeedlab.units import format_time, select_unit  # noqa: E402
@@ -45,13 +45,21 @@ class Theme:
     text: str
     grid: str
     bars: tuple[str, ...]
+    # Charts with many lines need more colours than bars do: the bar colours first.
+    more_lines: tuple[str, ...] = ()
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        return self.bars + self.more_lines
 
 
 # Colours checked against Material's default (white) and slate (dark) page
 # backgrounds; the chart background stays transparent so it sits on either.
 THEMES = {
-    "light": Theme("light", text="#1f2328", grid="#d0d7de", bars=("#c2410c", "#1d4ed8", "#047857", "#7e22ce")),
-    "dark": Theme("dark", text="#e6edf3", grid="#3d444d", bars=("#fb923c", "#60a5fa", "#34d399", "#c084fc")),
+    "light": Theme("light", text="#1f2328", grid="#d0d7de", bars=("#c2410c", "#1d4ed8", "#047857", "#7e22ce"),
+                   more_lines=("#be123c", "#0e7490", "#4d7c0f", "#57534e")),
+    "dark": Theme("dark", text="#e6edf3", grid="#3d444d", bars=("#fb923c", "#60a5fa", "#34d399", "#c084fc"),
+                  more_lines=("#fb7185", "#22d3ee", "#a3e635", "#d6d3d1")),
 }
 
 
@@ -296,6 +304,59 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
             _open_frame(axes)
         figure.suptitle(_title(results), x=0.01, ha="left")
         figure.tight_layout(rect=(0, _add_caption(figure, results), 1, 1))
+        return _svg(figure)
+
+
+def _line_styles(rows: list, theme: Theme) -> dict:
+    """A colour and dash per row. A row named "<prefix> <other row>" (``tf_keras predict`` beside
+    ``predict``) is the same call made another way: it takes that row's colour, dashed."""
+    styles, colours = {}, iter(theme.lines * 2)
+    for row in rows:
+        twin = next((other for other in rows if other != row and str(row).endswith(f" {other}")), None)
+        if twin is None:
+            styles[row] = (next(colours), "-")
+    for row in rows:
+        if row not in styles:
+            twin = next(other for other in rows if other != row and str(row).endswith(f" {other}"))
+            styles[row] = (styles[twin][0], "--")
+    return styles
+
+
+def split_grid_svg(results: ResultsFile, theme_name: str) -> str:
+    """A split grid over a numeric column parameter (batch size): one log-log panel per part,
+    a line per row of time per call against the column value, one legend for all panels."""
+    theme = THEMES[theme_name]
+    grids = pivots(results)
+    rows = list(dict.fromkeys(row for grid in grids for row in grid.row_values))
+    styles = _line_styles(rows, theme)
+    per = grids[0].layout.time_per
+    with _style(theme):
+        legend_lines = -(-len(rows) // 2)
+        height = 3.1 * len(grids) + legend_lines * LINE_IN * 1.15 + 0.5 + _caption_in(results)
+        figure, panels = plt.subplots(len(grids), 1, figsize=(FIGURE_WIDTH_IN, height), squeeze=False,
+                                      layout="constrained")
+        for axes, grid in zip(panels[:, 0], grids):
+            medians = sorted(case.measurement.median_s for case in grid.cells.values())
+            unit_name, scale = select_unit(medians[len(medians) // 2])  # short tick labels for the middle
+            for row in rows:
+                points = grid.row(row)
+                if not points:
+                    continue
+                colour, dash = styles[row]
+                axes.plot([column for column, _ in points], [case.measurement.median_s / scale for _, case in points],
+                          color=colour, linestyle=dash, marker="o", markersize=4, linewidth=1.6,
+                          label=row if grid is grids[0] else None)
+            axes.set_xscale("log")
+            axes.set_yscale("log")
+            _plain_log_ticks(axes.xaxis)
+            _plain_log_ticks(axes.yaxis)
+            axes.set_xticks(grid.column_values)
+            axes.set_xlabel(grid.layout.columns.replace("_", " ") + " (log scale)")
+            axes.set_ylabel(f"time per {per} ({unit_name}, log scale)")
+            axes.set_title(str(grid.part), loc="left")
+            axes.grid(which="major", color=theme.grid, linewidth=0.6)
+            _open_frame(axes)
+        _legend_under_title(figure, results, theme)
         return _svg(figure)
 
 

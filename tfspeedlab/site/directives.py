@@ -79,7 +79,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tfspeedlab.analysis import cost_model, dispatch, intervals, op_layers
+from tfspeedlab.analysis import cost_model, dispatch, intervals, line_fit, op_layers
 from tfspeedlab.analysis.summary import any_noisy, format_interval, format_speedup
 from tfspeedlab.analysis.xla import XlaPair, xla_pairs
 from tfspeedlab.results import artifacts
@@ -295,6 +295,39 @@ def _layers(context: Context, example: str) -> str:
 
 def _memory(context: Context, example: str) -> str:
     return context.example_tabs(example, tables.memory_table)
+
+
+def _fixed_costs(context: Context, example: str) -> str:
+    """A grid over batch sizes: each rung's fixed cost per call and cost per sample, fitted."""
+    return context.example_tabs(example, tables.fixed_cost_table)
+
+
+def _memory_growth(context: Context, example: str) -> str:
+    return context.example_tabs(example, tables.memory_growth_table)
+
+
+def _training_calls(context: Context, example: str) -> str:
+    return context.example_tabs(example, tables.training_calls_table)
+
+
+def _feeds(context: Context, example: str) -> str:
+    return context.example_tabs(example, tables.feed_table)
+
+
+def _fitted(context: Context, example: str, part: str, row: str, figure: str, *, runner: str = "cpu") -> str:
+    """``{{ fitted predict_ladder MLP predict fixed }}``: ``12.3 ms [11.9 ms – 12.8 ms]``; figures:
+    ``fixed``, ``per_sample``, ``break_even`` (the batch size where the two are equal)."""
+    try:
+        fit = line_fit.row_fit(context.lookup(example, runner), part, row)
+    except KeyError as error:
+        raise DirectiveError(str(error.args[0])) from None
+    if figure == "fixed":
+        return tables.time_with_interval(fit.fixed_s)
+    if figure == "per_sample":
+        return tables.time_with_interval(fit.per_item_s)
+    if figure == "break_even":
+        return f"{fit.break_even_items:,.0f}"
+    raise DirectiveError(f"figure must be fixed, per_sample or break_even, got {figure!r}")
 
 
 def _dispatch_table(context: Context, example: str) -> str:
@@ -578,6 +611,11 @@ def _measured_version(context: Context, package: str) -> str:
 
 DIRECTIVES: dict[str, Callable[..., str]] = {
     "results": _results,
+    "fixed_costs": _fixed_costs,
+    "memory_growth": _memory_growth,
+    "training_calls": _training_calls,
+    "feeds": _feeds,
+    "fitted": _fitted,
     "median": _median,
     "first_call": _first_call,
     "speedup": _ratio,

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 
-from tfspeedlab.analysis import cost_model, dispatch, intervals, op_layers, sweeps, xla
-from tfspeedlab.analysis.grid import pivot
+from tfspeedlab.analysis import cost_model, dispatch, intervals, line_fit, op_layers, sweeps, xla
+from tfspeedlab.analysis.grid import grid_layout, pivots
 from tfspeedlab.analysis.summary import COLUMNS, format_speedup, format_time_ratio, noisy_mark, rows
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS
 from tfspeedlab.results import provenance
@@ -55,25 +56,39 @@ def sweep_table(results: ResultsFile) -> Markdown:
 
 
 def grid_table(results: ResultsFile) -> Markdown:
-    """Rows × columns of median time per call, each with its ratio to the baseline row of its column."""
-    grid = pivot(results)
-    baseline = grid.layout.baseline
-    body = []
-    for row in grid.row_values:
-        cells: list[object] = [bold(row) if row == baseline else row]
-        for column in grid.column_values:
-            case = grid.cells.get((row, column))
-            if case is None:
-                cells.append("not measured")
-                continue
-            m = case.measurement
-            cell = format_time(m.median_s) + noisy_mark(m)
-            base = grid.baseline(column)
-            if base is not None and row != baseline:
-                cell += f" · {format_time_ratio(intervals.ratio(case, base))}"
-            cells.append(cell)
-        body.append(cells)
-    return table([grid.layout.rows.capitalize(), *map(str, grid.column_values)], body)
+    """Rows × columns of median time per call, each with its ratio to the baseline row of its column;
+    a split grid gives one such table per part, each under its part's name."""
+    tables = []
+    for grid in pivots(results):
+        body = []
+        baseline = grid.layout.baseline
+        for row in grid.row_values:
+            cells: list[object] = [bold(row) if row == baseline else row]
+            for column in grid.column_values:
+                case = grid.cells.get((row, column))
+                if case is None:
+                    cells.append("not measured")
+                    continue
+                m = case.measurement
+                cell = format_time(m.median_s) + noisy_mark(m)
+                base = grid.baseline(column)
+                if base is not None and row != baseline:
+                    cell += f" · {format_time_ratio(intervals.ratio(case, base))}"
+                cells.append(cell)
+            body.append(cells)
+        header = [grid.layout.rows.capitalize(), *(_column_heading(grid.layout, column) for column in grid.column_values)]
+        part = table(header, body)
+        if grid.part is not None:
+            part = Markdown(f"{bold(grid.part)}\n\n{part}")
+        tables.append(part)
+    return Markdown("\n\n".join(tables))
+
+
+def _column_heading(layout, column: object) -> str:
+    """``64`` under a numeric column parameter reads better as ``batch 64``."""
+    if isinstance(column, int | float) and not isinstance(column, bool):
+        return f"{layout.columns.replace('_', ' ')} {column:g}"
+    return str(column)
 
 
 def _size_heading(elements: int) -> str:
@@ -308,3 +323,72 @@ def estimator_summary(all_results: list[ResultsFile]) -> Markdown:
              f"{overall[name]:.1%}", f"{sum(values) / len(values):.1%}"] for name, values in worst.items()]
     return table(["Estimator", f"Worst split over all {len(worst[best])} speed-ups", "Mean of their worst splits"],
                  body)
+
+
+def time_with_interval(estimate) -> str:
+    """``1.23 ms [1.10 ms – 1.31 ms]``: a fitted time and its 95% interval (either may be negative)."""
+    return (f"{format_signed_time(estimate.value)} "
+            f"[{format_signed_time(estimate.low)} – {format_signed_time(estimate.high)}]")
+
+
+def fixed_cost_table(results: ResultsFile) -> Markdown:
+    """Per model and rung: the fitted fixed cost of a call, the cost per sample, and the batch size
+    at which they are equal (below it, most of a call is its fixed cost)."""
+    fits = line_fit.row_fits(results)
+    if not fits:
+        return Markdown(text("The fit needs three or more batch sizes per row; this run has fewer "
+                             "(a quick run measures two)."))
+    split = grid_layout(results).split
+    body = [[*([fit.part] if split else []), fit.row, time_with_interval(fit.fixed_s),
+             time_with_interval(fit.per_item_s),
+             f"{fit.break_even_items:,.0f}" if math.isfinite(fit.break_even_items) else "never",
+             f"{fit.worst_miss:.0%}"] for fit in fits]
+    header = [*([split.capitalize()] if split else []), grid_layout(results).rows.capitalize(), "Fixed cost per call",
+              "Cost per sample", "Batch where they are equal", "Fit's worst miss"]
+    return table(header, body, [LEFT] * (2 if split else 1) + [RIGHT] * 4)
+
+
+def memory_growth_table(results: ResultsFile) -> Markdown:
+    """Per rung (and model): how the process's resident memory moved over the repeated calls after timing."""
+    grids = pivots(results)
+    marked = [(grid, row, case) for grid in grids for row in grid.row_values for _, case in grid.row(row)
+              if "rss_growth_bytes" in case.metrics]
+    if not marked:
+        return Markdown(text("No case recorded its memory (it is followed on Linux only)."))
+    rows = list(dict.fromkeys(row for _, row, _ in marked))
+    parts = list(dict.fromkeys(grid.part for grid, _, _ in marked))
+    found = {(grid.part, row): case for grid, row, case in marked}
+    calls = int(marked[0][2].metrics["memory_calls"])
+    body = [[row, *(_signed_bytes(found[(part, row)].metrics["rss_growth_bytes"]) if (part, row) in found
+                    else "not recorded" for part in parts)] for row in rows]
+    header = [grid_layout(results).rows.capitalize(),
+              *(f"{part}: change over {calls:,} calls" if part is not None else f"Change over {calls:,} calls"
+                for part in parts)]
+    return table(header, body)
+
+
+def _signed_bytes(count: float) -> str:
+    if count == 0:
+        return "0 (no change)"
+    return ("+" if count > 0 else "−") + format_bytes(abs(count))
+
+
+def training_calls_table(results: ResultsFile) -> Markdown:
+    """Per case: how often its training step's Python code ran (traces), and the loss before and after."""
+    body = []
+    for case in results.cases:
+        m = case.metrics
+        later = m["step_runs_per_later_step"]
+        body.append([case.label, f"{m['step_runs_first_call']:.0f}",
+                     "every step" if later >= 0.999 else "none" if later == 0 else f"{later:.2g} per step",
+                     f"{m['loss_start']:.3g}", f"{m['loss_end']:.3g}"])
+    steps = results.params.get("batches_per_epoch")
+    first = f"In the first call ({steps} steps)" if steps else "In the first call"
+    return table(["API", f"Step code ran: {first.lower()}", "… in later calls", "Loss before", "Loss after"], body)
+
+
+def feed_table(results: ResultsFile) -> Markdown:
+    """Per feed: the share of an epoch spent waiting for the next batch, traces, and the loss before and after."""
+    body = [[case.label, f"{case.metrics['data_wait_share']:.0%}", f"{case.metrics['traces']:.0f}",
+             f"{case.metrics['loss_start']:.3g}", f"{case.metrics['loss_end']:.3g}"] for case in results.cases]
+    return table(["Feed", "Time waiting for the next batch", "Traces of the step", "Loss before", "Loss after"], body)

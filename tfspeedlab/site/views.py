@@ -23,7 +23,7 @@ def view_for(results: ResultsFile) -> View:
     if isinstance(results.layout, OpLayers):
         return View(tables.op_layers_table, charts.op_layers_svg)
     if isinstance(results.layout, Grid):
-        return View(tables.grid_table, charts.grid_svg)
+        return View(tables.grid_table, charts.split_grid_svg if results.layout.split else charts.grid_svg)
     if charts.has_host_layers(results):
         return View(tables.cases_table, charts.host_layers_svg)
     return View(tables.cases_table, charts.time_per_call_svg)

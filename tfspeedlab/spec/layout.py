@@ -65,6 +65,9 @@ class Grid:
     # What one timed call is, for axis titles: "time per step", "time per call".
     time_per: str = "step"
     per_op: PerOp | None = None
+    # A case parameter that splits the grid into one table per value (one per model):
+    # each is rows × columns on its own, with its own baseline row.
+    split: str | None = None
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,8 @@ def parameters_read(layout: Layout) -> list[str]:
     if isinstance(layout, Sweep):
         return [layout.parameter, layout.series]
     if isinstance(layout, Grid):
-        return [layout.rows, layout.columns] + ([layout.per_op.op_by_op] if layout.per_op else [])
+        return ([layout.rows, layout.columns] + ([layout.per_op.op_by_op] if layout.per_op else [])
+                + ([layout.split] if layout.split else []))
     if isinstance(layout, OpLayers):
         return [layout.entry, layout.size]
     return []

@@ -1,0 +1,116 @@
+"""Split grids and the fixed-cost fit: a row of times over batch sizes split into per call and per sample."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from conftest import synthetic_results
+from tfspeedlab.analysis import line_fit
+from tfspeedlab.analysis.grid import parts, pivot, pivots
+from tfspeedlab.measure.measurement import Measurement
+from tfspeedlab.results.schema import CaseResult
+from tfspeedlab.site import tables, views
+from tfspeedlab.site.directives import DirectiveError, render
+from tfspeedlab.spec.layout import Grid, LayoutError, from_record, to_record
+from test_directives import context
+
+BATCHES = (1, 8, 64, 512)
+# (model, rung) → (fixed seconds per call, seconds per sample)
+TRUE_COSTS = {("MLP", "predict"): (40e-3, 2e-6), ("MLP", "model(x)"): (1e-3, 2e-6),
+              ("CNN", "predict"): (45e-3, 40e-6), ("CNN", "model(x)"): (2e-3, 40e-6)}
+
+
+def ladder(noise=(1.0, 1.0, 1.0, 1.02, 1.01), memory=True):  # 10th percentile: exactly 1
+    cases = []
+    for (model, rung), (fixed, per_sample) in TRUE_COSTS.items():
+        for batch in BATCHES:
+            t = fixed + per_sample * batch
+            metrics = {"memory_calls": 1000, "rss_growth_bytes": 4096.0 if rung == "predict" else 0.0} \
+                if memory and batch == 1 else {}
+            cases.append(CaseResult(f"{model} · {rung} · {batch}", {"model": model, "rung": rung, "batch": batch},
+                                    (Measurement(tuple(t * f for f in noise), 10, 1e-2, "test"),), metrics))
+    return replace(synthetic_results(example="ladder"), cases=tuple(cases), baseline=None,
+                   layout=Grid(rows="rung", columns="batch", split="model", baseline="predict", time_per="batch"))
+
+
+def test_a_split_grid_pivots_one_part_at_a_time():
+    results = ladder()
+    assert parts(results) == ["MLP", "CNN"]
+    assert [grid.part for grid in pivots(results)] == ["MLP", "CNN"]
+    cnn = pivot(results, "CNN")
+    assert cnn.row_values == ["predict", "model(x)"] and cnn.column_values == list(BATCHES)
+    assert cnn.cells[("model(x)", 64)].label == "CNN · model(x) · 64"
+    assert pivot(results).part == "MLP"  # the first part by default
+    with pytest.raises(KeyError, match="RNN"):
+        pivot(results, "RNN")
+
+
+def test_split_is_a_layout_field_that_round_trips_and_must_be_a_case_parameter():
+    layout = Grid(rows="rung", columns="batch", split="model")
+    assert from_record(to_record(layout)) == layout
+    with pytest.raises(LayoutError, match="split"):
+        from_record({**to_record(layout), "split": 3})
+
+
+def test_the_fit_recovers_the_fixed_and_per_sample_costs_within_its_interval():
+    fits = {(fit.part, fit.row): fit for fit in line_fit.row_fits(ladder())}
+    assert set(fits) == set(TRUE_COSTS)
+    for key, (fixed, per_sample) in TRUE_COSTS.items():
+        fit = fits[key]
+        assert fit.fixed_s.value == pytest.approx(fixed, rel=1e-6)
+        assert fit.per_item_s.value == pytest.approx(per_sample, rel=1e-6)
+        assert fit.fixed_s.low <= fixed <= fit.fixed_s.high
+        assert fit.break_even_items == pytest.approx(fixed / per_sample, rel=1e-6)
+        assert fit.worst_miss < 1e-6
+
+
+def test_the_fit_weighs_points_by_relative_error():
+    # A 10% miss at the largest batch must not swamp the smallest batch's fixed cost.
+    n = np.array([1.0, 8.0, 64.0, 512.0])
+    times = 1e-3 + 1e-6 * n
+    times[-1] *= 1.1
+    fixed, _ = line_fit.fit_line(n, times)
+    assert fixed[0] == pytest.approx(1e-3, rel=0.05)
+
+
+def test_rows_with_fewer_than_three_batch_sizes_are_not_fitted():
+    results = ladder()
+    few = replace(results, cases=tuple(case for case in results.cases if case.params["batch"] in (1, 64)))
+    assert line_fit.row_fits(few) == []
+    assert "needs three" in tables.fixed_cost_table(few)
+
+
+def test_the_split_grid_table_has_one_table_per_part_with_ratios_against_its_own_baseline():
+    rendered = tables.grid_table(ladder())
+    assert rendered.index("**MLP**") < rendered.index("**CNN**")
+    assert "| Rung | batch 1 | batch 8 | batch 64 | batch 512 |" in rendered
+    cnn = rendered.split("**CNN**")[1]
+    model_row = next(line for line in cnn.splitlines() if line.startswith("| model(x)"))
+    # CNN at batch 1: 45.04 ms against 2.04 ms
+    assert "22.1×\u00a0faster" in model_row and "2.91×\u00a0faster" in model_row
+
+
+def test_the_split_grid_chart_has_a_panel_per_part_and_a_line_per_rung():
+    svg = views.chart_svg(ladder(), "light")
+    assert svg.count("<svg") == 1 and "MLP" in svg and "CNN" in svg and "model(x)" in svg
+
+
+def test_fixed_cost_table_and_memory_table_render_the_fits_and_the_growth(tmp_path):
+    results = ladder()
+    fixed = tables.fixed_cost_table(results)
+    assert "| MLP | predict | 40.0 ms \\[40.0 ms – " in fixed.replace("\u00a0", " ")
+    memory = tables.memory_growth_table(results).replace("\u00a0", " ")
+    assert "MLP: change over 1,000 calls" in memory
+    assert "| predict | +4.00 KiB | +4.00 KiB |" in memory and "0 (no change)" in memory
+    assert "No case recorded" in tables.memory_growth_table(ladder(memory=False))
+
+
+def test_fitted_directive_gives_each_figure_and_names_a_missing_row(tmp_path):
+    ctx = context(tmp_path, ladder())
+    assert render("fitted", ["ladder", "CNN", "model(x)", "fixed"], ctx).startswith("2.00\u00a0ms [")
+    assert render("fitted", ["ladder", "CNN", "model(x)", "break_even"], ctx) == "50"
+    with pytest.raises(DirectiveError, match="no fitted row"):
+        render("fitted", ["ladder", "RNN", "predict", "fixed"], ctx)
+    with pytest.raises(DirectiveError, match="figure must be"):
+        render("fitted", ["ladder", "MLP", "predict", "slope"], ctx)
