@@ -163,7 +163,8 @@ def workload(quick=False):
         params={"batches": list(sizes["batches"]), "whole_array_samples": sizes["whole_array_samples"],
                 "memory_calls": sizes["memory_calls"],
                 "models": {"MLP": "Dense 32→64→64→10",
-                           "CNN": "28×28×1 → Conv 16 → pool → Conv 32 → pool → Dense 64 → 10"}},
+                           "CNN": "28×28×1 → Conv 16 → pool → Conv 32 → pool → Dense 64 → 10"},
+                },
         # Per model: a table of rung × batch size, each cell against predict in its column.
         layout=tfspeedlab.Grid(rows="rung", columns="batch", split="model", baseline="predict",
                                time_per="batch"),

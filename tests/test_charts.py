@@ -88,7 +88,7 @@ def host_layers_results():
     return with_cases(synthetic_results().layout, cases, title="Where the time goes")
 
 
-BAR_AXIS = "median; whiskers: interquartile range"
+BAR_AXIS = "median; whiskers: quartiles"
 HOST_AXIS = "split by profiled share"
 
 

@@ -362,6 +362,27 @@ def test_11_sigint_to_the_parent_alone_reaches_the_child_and_keeps_the_old_resul
     assert not list(out.glob(".staging-*"))
 
 
+def test_11_sigint_during_a_quick_run_of_two_examples_at_once_stops_both_and_reports_each(tmp_path):
+    examples = _examples(tmp_path, slow=SLOW_EXAMPLE, slow2=SLOW_EXAMPLE.replace('name="slow"', 'name="slow2"'))
+    out = tmp_path / "results"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tfspeedlab", "--examples", str(examples), "run", "slow", "slow2", "--runner", "cpu",
+         "--out", str(out), "--quick", "--jobs", "2"],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline, warming = time.monotonic() + 120, set()
+    for line in process.stdout:
+        warming |= {name for name in ("slow ·", "slow2 ·") if name in line and "warming up" in line}
+        if len(warming) == 2 or time.monotonic() > deadline:
+            break
+    time.sleep(0.5)
+    process.send_signal(signal.SIGINT)
+    remaining, _ = process.communicate(timeout=120)
+    assert process.returncode == 130, remaining
+    for name in ("slow", "slow2"):
+        assert f"  {name}: interrupted (its previous results, if any, are untouched)" in remaining, remaining
+    assert not list(out.glob(".staging-*"))
+
+
 def test_11_staging_left_by_a_killed_run_is_removed_by_the_next(tmp_path):
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()

@@ -86,3 +86,56 @@ def test_fork_is_allowed_only_before_tensorflows_runtime_starts_and_without_vari
                                     "PYTHONPATH": str(REPO)})
     assert completed.returncode == 0, completed.stderr[-2000:]
     assert completed.stdout.split() == ["False", "True", "False", "False"]
+
+
+# Takes a known time to load, and records when its process loaded it: two examples run at
+# once load within that time of each other, one after the other at least that far apart.
+LOADS_SLOWLY = '''
+# # Loads slowly
+import time
+import tfspeedlab
+
+LOADED_AT = time.time()
+LOAD_S = 2.0
+
+def workload(quick=False):
+    time.sleep(LOAD_S)
+    return tfspeedlab.Workload(name="{name}", title="Loads slowly", budget_s=0.05,
+                               cases=[tfspeedlab.Case("sleep", time.sleep, (0.001,),
+                                                      params={{"loaded_at": LOADED_AT}})])
+'''
+
+
+def _two_slow_loaders(tmp_path):
+    folder = tmp_path / "examples"
+    folder.mkdir()
+    for name in ("first", "second"):
+        (folder / f"{name}.py").write_text(textwrap.dedent(LOADS_SLOWLY.format(name=name)))
+    return folder
+
+
+def _load_times(out) -> list[float]:
+    return [json.loads((out / "cpu" / f"{name}.json").read_text())["cases"][0]["params"]["loaded_at"]
+            for name in ("first", "second")]
+
+
+@pytest.mark.parametrize("flags, together", [(("--quick",), True), (("--quick", "--jobs", "1"), False),
+                                             (("--quick", "--cold-start"), False)],
+                         ids=["quick", "quick-jobs-1", "quick-cold"])
+def test_a_quick_run_runs_two_examples_at_once_unless_told_not_to(tmp_path, flags, together):
+    examples, out = _two_slow_loaders(tmp_path), tmp_path / "results"
+    completed = run_cli("--examples", str(examples), "run", "first", "second", "--runner", "cpu",
+                        "--out", str(out), *flags)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    first, second = _load_times(out)
+    assert (abs(second - first) < 1.5) is together, (first, second)
+    # The summary lists them in the order asked for, whichever finished first.
+    summary = completed.stderr.split("summary")[1]
+    assert summary.index("first: ok") < summary.index("second: ok")
+
+
+def test_a_full_run_refuses_to_run_examples_at_once(tmp_path):
+    examples, out = _two_slow_loaders(tmp_path), tmp_path / "results"
+    completed = run_cli("--examples", str(examples), "run", "--runner", "cpu", "--out", str(out), "--jobs", "2")
+    assert completed.returncode == 2
+    assert "--jobs is for quick runs" in completed.stderr and not out.exists()

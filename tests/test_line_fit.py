@@ -114,3 +114,39 @@ def test_fitted_directive_gives_each_figure_and_names_a_missing_row(tmp_path):
         render("fitted", ["ladder", "RNN", "predict", "fixed"], ctx)
     with pytest.raises(DirectiveError, match="figure must be"):
         render("fitted", ["ladder", "MLP", "predict", "slope"], ctx)
+
+
+def test_share_and_jit_resolved_read_their_metrics_and_name_a_missing_one(tmp_path):
+    results = ladder()
+    with_metrics = replace(results, cases=(replace(results.cases[0], metrics={"data_wait_share": 0.834,
+                                                                               "jit_compile_resolved": 0.0}),
+                                           *results.cases[1:]))
+    ctx = context(tmp_path, with_metrics)
+    label = with_metrics.cases[0].label
+    assert render("share", ["ladder", label, "data_wait_share"], ctx) == "83%"
+    assert render("jit_resolved", ["ladder", label], ctx) == "no XLA (`jit_compile=False`)"
+    with pytest.raises((DirectiveError, KeyError), match="no metric"):
+        render("share", ["ladder", with_metrics.cases[1].label, "data_wait_share"], ctx)
+
+
+def test_tf_keras_source_links_the_measured_tf_keras_version(tmp_path):
+    results = ladder()
+    results = replace(results, environment={**results.environment, "tf_keras": "2.21.0"})
+    link = render("tf_keras_source", ["tf_keras/src/engine/training.py"], context(tmp_path, results))
+    assert link == "https://github.com/keras-team/tf-keras/blob/v2.21.0/tf_keras/src/engine/training.py"
+
+
+def test_a_case_label_holding_an_equals_sign_is_an_argument_not_an_option(tmp_path):
+    results = ladder()
+    labelled = replace(results, cases=(replace(results.cases[0], label="fit, steps_per_execution=10"),
+                                       *results.cases[1:]))
+    rendered = render("median", ["ladder", "fit, steps_per_execution=10"], context(tmp_path, labelled))
+    assert rendered.endswith("ms")
+    with pytest.raises(DirectiveError, match="unknown option"):
+        render("median", ["ladder", "fit, steps_per_execution=10", "colour=red"], context(tmp_path, labelled))
+
+
+def test_a_fixed_cost_within_noise_of_zero_has_no_break_even_above_one():
+    fit = line_fit.RowFit("CNN", "TFLite", line_fit.Estimate(2e-7, -1e-5, 2.6e-5), line_fit.Estimate(2.6e-5, 2e-5, 3e-5),
+                          break_even_items=0.008, worst_miss=0.2)
+    assert tables._break_even(fit) == "under 1"

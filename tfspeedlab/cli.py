@@ -55,6 +55,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--cold-start", action="store_true",
                      help="start every process from a fresh interpreter in a quick run too (a full run always "
                           "does; a quick one forks them from a process that has imported TensorFlow once)")
+    run.add_argument("--jobs", type=_positive, metavar="N",
+                     help="a quick run's examples run N at a time (default: one per core, at most two); "
+                          "a full run, or a quick one with --cold-start, runs one at a time")
     run.set_defaults(handler=_run)
 
     listing = commands.add_parser("list", help="list the examples")
@@ -153,6 +156,10 @@ def _run(options: argparse.Namespace) -> int:
     if (problem := _unwritable(options.out)) is not None:
         print(f"tfspeedlab: error: cannot write results under {options.out}: {problem}", file=sys.stderr)
         return EXIT_USAGE
+    if options.jobs and options.jobs > 1 and not options.quick:
+        print("tfspeedlab: error: --jobs is for quick runs: a full run times one example at a time, "
+              "on cores nothing else is using", file=sys.stderr)
+        return EXIT_USAGE
     artifacts.remove_abandoned_staging(options.out)
     terminate_as_interrupt()
     timeout_s = options.timeout or supervisor.default_timeout(options.quick)
@@ -163,22 +170,34 @@ def _run(options: argparse.Namespace) -> int:
         print("\ninterrupted before any example ran; nothing was written", file=sys.stderr)
         return EXIT_INTERRUPTED
 
+    jobs = _jobs(options, fork)
     outcomes: dict[str, str] = {}
-    for index, script in enumerate(scripts, start=1):
-        print(f"[{index}/{len(scripts)}] {script.name}: {script.title}", file=sys.stderr, flush=True)
-        start = time.perf_counter()
-        try:
-            outcome = supervisor.run_example(script, _worker_argv(script, options), options.out,
-                                             options.runner, timeout_s, fork=fork)
-        except supervisor.Interrupted as interrupt:
-            outcomes[script.name] = interrupt.outcome
-            _summary(outcomes, suite_start)
-            return EXIT_INTERRUPTED
-        if outcome.no_gpu:
-            return EXIT_NO_GPU
-        outcomes[script.name] = f"{outcome.status} in {time.perf_counter() - start:.1f} s"
-    _summary(outcomes, suite_start)
+    numbers = {script.name: index for index, script in enumerate(scripts, start=1)}
+
+    def announce(script: catalog.ExampleScript) -> None:
+        print(f"[{numbers[script.name]}/{len(scripts)}] {script.name}: {script.title}", file=sys.stderr, flush=True)
+
+    try:
+        for script, outcome, seconds in supervisor.run_examples(
+                scripts, lambda script: _worker_argv(script, options), options.out, options.runner, timeout_s,
+                fork=fork, jobs=jobs, announce=announce):
+            if outcome.no_gpu:
+                return EXIT_NO_GPU
+            outcomes[script.name] = f"{outcome.status} in {seconds:.1f} s"
+    except supervisor.Interrupted as interrupt:
+        outcomes.update(interrupt.outcomes)
+        _summary(outcomes, suite_start, [script.name for script in scripts])
+        return EXIT_INTERRUPTED
+    _summary(outcomes, suite_start, [script.name for script in scripts])
     return 0 if all(outcome.startswith(("ok", "skipped")) for outcome in outcomes.values()) else 1
+
+
+def _jobs(options: argparse.Namespace, fork: bool) -> int:
+    """Examples run at once: one in a full run (the cores are what is measured); in a quick run,
+    ``--jobs`` or one per core up to two, when its processes are forked from this one."""
+    if not fork:
+        return 1
+    return options.jobs or min(2, os.cpu_count() or 1)
 
 
 def _unwritable(out: Path) -> str | None:
@@ -215,7 +234,8 @@ def _worker_argv(script: catalog.ExampleScript, options: argparse.Namespace) -> 
     return command
 
 
-def _summary(outcomes: dict[str, str], suite_start: float) -> None:
+def _summary(outcomes: dict[str, str], suite_start: float, order: list[str]) -> None:
+    """Each example that ran (or was running), in the order asked for, whichever finished first."""
     print(f"\nsummary ({time.perf_counter() - suite_start:.1f} s):", file=sys.stderr)
-    for name, outcome in outcomes.items():
-        print(f"  {name}: {outcome}", file=sys.stderr)
+    for name in sorted(outcomes, key=order.index):
+        print(f"  {name}: {outcomes[name]}", file=sys.stderr)

@@ -41,7 +41,9 @@ def format_significant(value: float, digits: int = 3) -> str:
 
 
 def format_ratio(ratio: float) -> str:
-    """A speed-up or slow-down factor: ``12.3×``, ``1.05×``, ``0.31×``."""
+    """A speed-up or slow-down factor: ``12.3×``, ``1.05×``, ``0.31×``; ``16,161×`` from a thousand up."""
+    if abs(ratio) >= 1000:
+        return f"{ratio:,.0f}×"
     return f"{format_significant(ratio, 3)}×"
 
 

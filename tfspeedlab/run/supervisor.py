@@ -1,5 +1,9 @@
-"""Run one example's worker in a child process: under a timeout, with interrupts forwarded, and
-an outcome that says truthfully what happened to its results file.
+"""Run examples' workers in child processes: under a timeout, with interrupts forwarded, and
+an outcome that says truthfully what happened to each one's results file.
+
+A full run, whose numbers are published, runs one example at a time: two at
+once would share the cores they are timed on. A quick run, a smoke test whose
+times are not published, may run several at once (``jobs``).
 
 The child gets a session of its own, so that a timeout can stop it together
 with the process groups it starts, and so that Ctrl-C reaches it only through
@@ -12,6 +16,8 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,14 +32,17 @@ TIMEOUT_FULL_S = 2 * 60 * 60
 TIMEOUT_QUICK_S = 15 * 60
 # How long a child gets to unwind after an interrupt or a timeout before it is killed.
 GRACE_S = 30
+# How often the supervisor looks at its running examples; far below any example's run time.
+_POLL_S = 0.05
 
 
 class Interrupted(KeyboardInterrupt):
-    """Ctrl-C (or SIGTERM) while an example ran; ``outcome`` says what became of its results."""
+    """Ctrl-C (or SIGTERM) while examples ran; ``outcomes`` says, per example that was running,
+    what became of its results."""
 
-    def __init__(self, outcome: str) -> None:
-        super().__init__(outcome)
-        self.outcome = outcome
+    def __init__(self, outcomes: dict[str, str]) -> None:
+        super().__init__("; ".join(f"{name}: {text}" for name, text in outcomes.items()))
+        self.outcomes = outcomes
 
 
 @dataclass(frozen=True)
@@ -50,28 +59,43 @@ def default_timeout(quick: bool) -> float:
     return TIMEOUT_QUICK_S if quick else TIMEOUT_FULL_S
 
 
-def run_example(script: ExampleScript, worker_argv: list[str], out: Path, runner: str, timeout_s: float,
-                fork: bool = False) -> Outcome:
-    """Run the worker for ``script`` with ``worker_argv`` (forked from this process if ``fork``
-    and ``launch`` allows it) and say how it ended."""
+@dataclass
+class Running:
+    """One example's worker, started and not yet reported."""
+
+    script: ExampleScript
+    child: subprocess.Popen | launch.ForkedChild
+    watched: list[Path]
+    before: list[tuple[int, int] | None]
+    started: float
+    deadline: float
+
+    def written(self) -> Path | None:
+        """A results file this run has replaced or created so far."""
+        return next((path for path, stamp in zip(self.watched, self.before) if _stamp(path) != stamp), None)
+
+
+def start_example(script: ExampleScript, worker_argv: list[str], out: Path, timeout_s: float,
+                  fork: bool = False) -> Running:
+    """Start the worker for ``script`` (forked from this process if ``fork`` and ``launch`` allows it)."""
     watched = [results_path(out, name, script.name) for name in ("cpu", "gpu")]
     before = [_stamp(path) for path in watched]
     child = launch.start(worker_argv, fork=fork, new_session=True)
-    try:
-        code = child.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        _stop(child, signal.SIGTERM)
-        record = write_failure(out, machine.resolve_runner(runner), script.name,
+    now = time.monotonic()
+    return Running(script, child, watched, before, now, now + timeout_s)
+
+
+def finished(running: Running, out: Path, runner: str, timeout_s: float) -> Outcome | None:
+    """The example's outcome once its worker has ended (or been stopped at its deadline); None before."""
+    code = running.child.poll()
+    if code is None:
+        if time.monotonic() < running.deadline:
+            return None
+        _stop(running.child, signal.SIGTERM)
+        record = write_failure(out, machine.resolve_runner(runner), running.script.name,
                                f"TimeoutError: no result after {timeout_s:g} s; the example was stopped",
                                "", machine.utc_now())
         return Outcome(EXIT_FAILED, f"FAILED (timed out after {timeout_s:g} s; recorded in {record})")
-    except KeyboardInterrupt:
-        _stop(child, signal.SIGINT)
-        changed = [path for path, stamp in zip(watched, before) if _stamp(path) != stamp]
-        raise Interrupted(
-            f"interrupted; it had already written {changed[0]}" if changed
-            else "interrupted (its previous results, if any, are untouched)"
-        ) from None
     if code == 0:
         return Outcome(code, "ok")
     if code == EXIT_SKIPPED:
@@ -81,9 +105,68 @@ def run_example(script: ExampleScript, worker_argv: list[str], out: Path, runner
     return Outcome(code, "FAILED")
 
 
+def interrupt(running: Running, *, already_signalled: bool = False) -> str:
+    """Forward Ctrl-C to the example, wait for it to unwind, and say what became of its results.
+
+    A second interrupt would cut its clean-up short: ``already_signalled`` only waits."""
+    if already_signalled:
+        _await(running.child)
+    else:
+        _stop(running.child, signal.SIGINT)
+    written = running.written()
+    return (f"interrupted; it had already written {written}" if written
+            else "interrupted (its previous results, if any, are untouched)")
+
+
+def run_examples(scripts: list[ExampleScript], worker_argv: Callable[[ExampleScript], list[str]], out: Path,
+                 runner: str, timeout_s: float, *, fork: bool = False, jobs: int = 1,
+                 announce: Callable[[ExampleScript], None] = lambda script: None,
+                 ) -> Iterator[tuple[ExampleScript, Outcome, float]]:
+    """Run every example, at most ``jobs`` at a time, yielding (script, outcome, seconds) as each ends.
+
+    One example's failure or timeout never stops the others. On Ctrl-C every running example
+    gets the interrupt and unwinds, and ``Interrupted`` says what became of each one's results.
+    """
+    waiting, running = list(scripts), []
+    try:
+        while waiting or running:
+            while waiting and len(running) < jobs:
+                script = waiting.pop(0)
+                announce(script)
+                running.append(start_example(script, worker_argv(script), out, timeout_s, fork=fork))
+            for entry in list(running):
+                outcome = finished(entry, out, runner, timeout_s)
+                if outcome is not None:
+                    running.remove(entry)
+                    yield entry.script, outcome, time.monotonic() - entry.started
+            if running:
+                time.sleep(_POLL_S)
+    except KeyboardInterrupt:
+        for entry in running:  # all of them at once, then wait for each to unwind
+            _signal_group(entry.child, signal.SIGINT)
+        raise Interrupted({entry.script.name: interrupt(entry, already_signalled=True)
+                           for entry in running}) from None
+    finally:
+        # A caller that stops early (no GPU) leaves nothing running behind it.
+        for entry in running:
+            if entry.child.poll() is None:
+                _stop(entry.child, signal.SIGTERM)
+
+
+def run_example(script: ExampleScript, worker_argv: list[str], out: Path, runner: str, timeout_s: float,
+                fork: bool = False) -> Outcome:
+    """Run one example to its end and say how it ended (``Interrupted`` on Ctrl-C)."""
+    [(_, outcome, _)] = list(run_examples([script], lambda _: worker_argv, out, runner, timeout_s, fork=fork))
+    return outcome
+
+
 def _stop(child: subprocess.Popen | launch.ForkedChild, first_signal: int) -> None:
     """Signal the child's whole session, give it GRACE_S to unwind, then kill what is left."""
     _signal_group(child, first_signal)
+    _await(child)
+
+
+def _await(child: subprocess.Popen | launch.ForkedChild) -> None:
     try:
         child.wait(timeout=GRACE_S)
     except subprocess.TimeoutExpired:

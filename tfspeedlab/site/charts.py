@@ -57,9 +57,9 @@ class Theme:
 # backgrounds; the chart background stays transparent so it sits on either.
 THEMES = {
     "light": Theme("light", text="#1f2328", grid="#d0d7de", bars=("#c2410c", "#1d4ed8", "#047857", "#7e22ce"),
-                   more_lines=("#be123c", "#0e7490", "#4d7c0f", "#57534e")),
+                   more_lines=("#be123c", "#57534e", "#4d7c0f", "#0e7490")),
     "dark": Theme("dark", text="#e6edf3", grid="#3d444d", bars=("#fb923c", "#60a5fa", "#34d399", "#c084fc"),
-                  more_lines=("#fb7185", "#22d3ee", "#a3e635", "#d6d3d1")),
+                  more_lines=("#fb7185", "#d6d3d1", "#a3e635", "#22d3ee")),
 }
 
 
@@ -93,8 +93,10 @@ def time_per_call_svg(results: ResultsFile, theme_name: str) -> str:
     theme = THEMES[theme_name]
     cases = list(results.cases)
     medians = [case.measurement.median_s for case in cases]
-    unit_name, scale = select_unit(min(medians))
+    # The middle case's unit: over decades, the smallest one's gives ticks like "100000".
+    unit_name, scale = select_unit(sorted(medians)[len(medians) // 2])
     log_scale = max(medians) / min(medians) >= LOG_SCALE_SPREAD
+    per = "step" if any(case.params.get("steps_per_call", 1) != 1 for case in cases) else "call"
 
     with _style(theme):
         figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.5 * len(cases) + 1.6 + _caption_in(results)))
@@ -104,20 +106,28 @@ def time_per_call_svg(results: ResultsFile, theme_name: str) -> str:
         colours = [theme.bars[i % len(theme.bars)] for i in range(len(cases))]
         axes.barh(list(positions), [m / scale for m in medians], color=colours, height=0.6,
                   xerr=[lows, highs], error_kw={"ecolor": theme.text, "capsize": 4, "linewidth": 1.2})
-        axes.set_yticks(list(positions), [case.label for case in cases])
+        axes.set_yticks(list(positions), [_wrapped_label(case.label) for case in cases])
         for position, case, median in zip(positions, cases, medians):
             axes.annotate(format_time(median), (case.measurement.quartiles_s[1] / scale, position),
                           xytext=(6, 0), textcoords="offset points", va="center", ha="left", color=theme.text)
         axes.set_xscale("log" if log_scale else "linear")
-        axes.set_xlim(right=axes.get_xlim()[1] * (4 if log_scale else 1.4))  # room for the values
+        axes.set_xlim(right=axes.get_xlim()[1] * (8 if log_scale else 1.4))  # room for the values
         if log_scale:
             _plain_log_ticks(axes.xaxis)
         # Two lines: on one, the label would be wider than the figure.
-        axes.set_xlabel(f"time per call ({unit_name}{', log scale' if log_scale else ''})\n"
-                        "median; whiskers: interquartile range")
+        axes.set_xlabel(f"time per {per} ({unit_name}{', log scale' if log_scale else ''})\n"
+                        "median; whiskers: quartiles")
         axes.grid(axis="x", color=theme.grid, linewidth=0.6)
         _finish_axes(figure, axes, results)
         return _svg(figure)
+
+
+# Case labels longer than this go on two lines: one long label would squeeze every bar.
+_LABEL_CHARS = 24
+
+
+def _wrapped_label(label: str) -> str:
+    return "\n".join(textwrap.wrap(label, _LABEL_CHARS, break_long_words=False)) if len(label) > _LABEL_CHARS else label
 
 
 def sweep_svg(results: ResultsFile, theme_name: str) -> str:
@@ -226,7 +236,7 @@ def _legend_under_title(figure, results: ResultsFile, theme: Theme) -> None:
     """Title, then the legend of the stacked layers, then the panels: inside a panel the legend
     would cover bars or their values. For figures made with ``layout="constrained"``."""
     # The title heads the legend: constrained layout stacks no suptitle above an outside legend.
-    figure.legend(loc="outside upper left", ncols=2, frameon=False, labelcolor=theme.text, handlelength=1.2,
+    figure.legend(loc="outside upper left", ncols=2, frameon=False, labelcolor=theme.text, handlelength=2.2,
                   columnspacing=1.2, title=_title(results), alignment="left", borderaxespad=0.2,
                   title_fontproperties={"size": TITLE_PT})
     caption_share = _add_caption(figure, results)

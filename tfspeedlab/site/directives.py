@@ -75,6 +75,7 @@ from __future__ import annotations
 
 import inspect
 import posixpath
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -166,8 +167,10 @@ def render(name: str, args: list[str], context: Context) -> str:
     handler = DIRECTIVES.get(name)
     if handler is None:
         raise DirectiveError(f"unknown directive {name!r}; known: {', '.join(sorted(DIRECTIVES))}")
-    positional = [arg for arg in args if "=" not in arg]
-    options = dict(arg.split("=", 1) for arg in args if "=" in arg)
+    # An option is ``name=value`` with a bare name; a case label may hold "=" too
+    # ("fit, steps_per_execution=10"), and stays an argument.
+    positional = [arg for arg in args if not OPTION.fullmatch(arg)]
+    options = dict(arg.split("=", 1) for arg in args if OPTION.fullmatch(arg))
     signature = inspect.signature(handler)
     valid = [p.name for p in signature.parameters.values() if p.kind is p.KEYWORD_ONLY]
     unknown = sorted(set(options) - set(valid))
@@ -183,6 +186,8 @@ def render(name: str, args: list[str], context: Context) -> str:
                 context.check_example(example)
     return handler(context, *positional, **options)
 
+
+OPTION = re.compile(r"[A-Za-z_]\w*=.*")
 
 # Directive parameters that name an example.
 EXAMPLE_PARAMETERS = frozenset({"example", "other_example", "examples"})
@@ -328,6 +333,18 @@ def _fitted(context: Context, example: str, part: str, row: str, figure: str, *,
     if figure == "break_even":
         return f"{fit.break_even_items:,.0f}"
     raise DirectiveError(f"figure must be fixed, per_sample or break_even, got {figure!r}")
+
+
+def _share(context: Context, example: str, case: str, metric: str, *, runner: str = "cpu") -> str:
+    """A metric that is a fraction, as a percentage: ``{{ share input_pipeline from_generator data_wait_share }}`` → ``83%``."""
+    return f"{quantities.metric_value(context.lookup(example, runner), case, metric):.0%}"
+
+
+def _jit_resolved(context: Context, example: str, case: str = "fit", *, runner: str = "cpu") -> str:
+    """What Keras 3's ``jit_compile="auto"`` became for ``case`` (its ``jit_compile_resolved`` metric):
+    ``XLA (`jit_compile=True`)`` or ``no XLA (`jit_compile=False`)``."""
+    resolved = quantities.metric_value(context.lookup(example, runner), case, "jit_compile_resolved")
+    return "XLA (`jit_compile=True`)" if resolved else "no XLA (`jit_compile=False`)"
 
 
 def _dispatch_table(context: Context, example: str) -> str:
@@ -599,6 +616,11 @@ def _keras_source(context: Context, path: str) -> str:
     return f"https://github.com/keras-team/keras/blob/v{_measured_version(context, 'keras')}/{path}"
 
 
+def _tf_keras_source(context: Context, path: str) -> str:
+    """``{{ tf_keras_source tf_keras/src/... }}``: a link into the legacy Keras 2 (tf-keras) at the measured version."""
+    return f"https://github.com/keras-team/tf-keras/blob/v{_measured_version(context, 'tf_keras')}/{path}"
+
+
 def _measured_version(context: Context, package: str) -> str:
     """The newest version of ``package`` any results file was measured with (the links show that code)."""
     versions = sorted({r.environment[package] for by_example in context.results.values()
@@ -616,6 +638,9 @@ DIRECTIVES: dict[str, Callable[..., str]] = {
     "training_calls": _training_calls,
     "feeds": _feeds,
     "fitted": _fitted,
+    "jit_resolved": _jit_resolved,
+    "share": _share,
+    "tf_keras_source": _tf_keras_source,
     "median": _median,
     "first_call": _first_call,
     "speedup": _ratio,

@@ -341,11 +341,21 @@ def fixed_cost_table(results: ResultsFile) -> Markdown:
     split = grid_layout(results).split
     body = [[*([fit.part] if split else []), fit.row, time_with_interval(fit.fixed_s),
              time_with_interval(fit.per_item_s),
-             f"{fit.break_even_items:,.0f}" if math.isfinite(fit.break_even_items) else "never",
+             _break_even(fit),
              f"{fit.worst_miss:.0%}"] for fit in fits]
     header = [*([split.capitalize()] if split else []), grid_layout(results).rows.capitalize(), "Fixed cost per call",
               "Cost per sample", "Batch where they are equal", "Fit's worst miss"]
     return table(header, body, [LEFT] * (2 if split else 1) + [RIGHT] * 4)
+
+
+def _break_even(fit) -> str:
+    """The batch size where fixed and per-sample costs are equal; "under 1" when the fixed cost is
+    within noise of zero (its interval reaches 0), "never" when no sample adds time."""
+    if not math.isfinite(fit.break_even_items):
+        return "never"
+    if fit.fixed_s.low <= 0 or fit.break_even_items < 1:
+        return "under 1"
+    return f"{fit.break_even_items:,.0f}"
 
 
 def memory_growth_table(results: ResultsFile) -> Markdown:
@@ -382,13 +392,14 @@ def training_calls_table(results: ResultsFile) -> Markdown:
         body.append([case.label, f"{m['step_runs_first_call']:.0f}",
                      "every step" if later >= 0.999 else "none" if later == 0 else f"{later:.2g} per step",
                      f"{m['loss_start']:.3g}", f"{m['loss_end']:.3g}"])
-    steps = results.params.get("batches_per_epoch")
-    first = f"In the first call ({steps} steps)" if steps else "In the first call"
-    return table(["API", f"Step code ran: {first.lower()}", "… in later calls", "Loss before", "Loss after"], body)
+    # Not "(N steps)": a case may run a shorter epoch than the workload's (train_apis' Python-float case).
+    return table(["API", "Step code ran in the first call (one epoch)", "… in later calls", "Loss before",
+                  "Loss after"], body)
 
 
 def feed_table(results: ResultsFile) -> Markdown:
     """Per feed: the share of an epoch spent waiting for the next batch, traces, and the loss before and after."""
     body = [[case.label, f"{case.metrics['data_wait_share']:.0%}", f"{case.metrics['traces']:.0f}",
              f"{case.metrics['loss_start']:.3g}", f"{case.metrics['loss_end']:.3g}"] for case in results.cases]
-    return table(["Feed", "Time waiting for the next batch", "Traces of the step", "Loss before", "Loss after"], body)
+    return table(["Feed", "Share of time waiting for the next batch", "Traces of the step", "Loss before",
+                  "Loss after"], body)
