@@ -1,7 +1,10 @@
+import functools
+import http.server
 import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,9 @@ from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.results.schema import CaseResult, ResultsFile
 
 REPO = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"]
 # Keep TensorFlow's start-up chatter out of test logs.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -97,3 +103,58 @@ def site_results(quick_results, destination):
         if not (destination / "cpu" / committed.name).exists() and not committed.name.endswith(".failed.json"):
             shutil.copy(committed, destination / "cpu" / committed.name)
     return destination
+
+
+@pytest.fixture(scope="session")
+def quick_site(quick_results, tmp_path_factory) -> Path:
+    """The site built from the quick results (see ``site_results``), once per test session.
+
+    A strict build takes one to two minutes, so every test that reads this
+    site shares one; none may change it. A test that needs other inputs (a
+    GPU file, a malformed file) builds a site of its own.
+    """
+    results = site_results(quick_results, tmp_path_factory.mktemp("quick-site-results") / "results")
+    site = tmp_path_factory.mktemp("quick-site")
+    completed = build_site(results, site)
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    return site
+
+
+@pytest.fixture(scope="session")
+def committed_site(tmp_path_factory) -> Path:
+    """The site as published: built from the committed results, once per test session (read only)."""
+    site = tmp_path_factory.mktemp("committed-site")
+    completed = build_site(REPO / "results", site)
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    return site
+
+
+@pytest.fixture(scope="session")
+def site_url(quick_site):
+    """``quick_site`` served over HTTP on a free local port, for the browser tests."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(quick_site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, driven by Playwright, for the tests of one module.
+
+    Not one per session: while Playwright's sync API runs, its event loop is
+    the thread's running loop, and ``asyncio.run`` (nbclient, in the notebook
+    tests) refuses to start. A launch costs about two seconds.
+    """
+    if CHROMIUM is None:
+        message = "Chromium is not installed (apt-get install chromium); scripts/test.sh installs it"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield instance
+        instance.close()

@@ -1,47 +1,13 @@
-"""The speed simulator in a real browser: Debian's Chromium, driven by Playwright."""
+"""The speed simulator in a real browser: Debian's Chromium, driven by Playwright.
 
-import functools
-import http.server
-import os
-import shutil
-import threading
+Its fixtures ``browser`` and ``site_url`` (the site built from the quick results) are in tests/conftest.py,
+shared with the layout test of every page.
+"""
 
 import pytest
 
-from conftest import build_site, site_results
 from tfspeedlab.analysis import cost_model
 from tfspeedlab.results.store import load_runner
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        message = "Chromium is not installed (apt-get install chromium); scripts/test.sh installs it"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield instance
-        instance.close()
-
-
-@pytest.fixture(scope="module")
-def site_url(quick_results, tmp_path_factory):
-    site = tmp_path_factory.mktemp("browser-site")
-    completed = build_site(site_results(quick_results, tmp_path_factory.mktemp("browser-results") / "results"), site)
-    assert completed.returncode == 0, completed.stderr[-4000:]
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
 
 
 @pytest.fixture(scope="module")

@@ -150,3 +150,11 @@ def test_a_fixed_cost_within_noise_of_zero_has_no_break_even_above_one():
     fit = line_fit.RowFit("CNN", "TFLite", line_fit.Estimate(2e-7, -1e-5, 2.6e-5), line_fit.Estimate(2.6e-5, 2e-5, 3e-5),
                           break_even_items=0.008, worst_miss=0.2)
     assert tables._break_even(fit) == "under 1"
+
+
+def test_fitted_on_a_run_with_too_few_batch_sizes_says_so_instead_of_stopping_the_build(tmp_path):
+    results = ladder()
+    few = replace(results, cases=tuple(case for case in results.cases if case.params["batch"] in (1, 64)))
+    assert render("fitted", ["ladder", "MLP", "predict", "fixed"], context(tmp_path, few)).startswith("not fitted")
+    with pytest.raises(DirectiveError, match="no fitted row"):
+        render("fitted", ["ladder", "MLP", "nonsense", "fixed"], context(tmp_path, few))

@@ -16,7 +16,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from conftest import REPO, build_site
+from conftest import REPO
 from tfspeedlab.analysis.summary import COLUMNS
 from tfspeedlab.results.store import load_results
 from tfspeedlab.run.supervisor import TIMEOUT_QUICK_S
@@ -137,15 +137,7 @@ def test_notebook_runs_top_to_bottom_quick(name, tmp_path):
 
 
 # ------------------------------------------------------------ the site's notebook pages
-
-
-@pytest.fixture(scope="module")
-def committed_site(tmp_path_factory):
-    """The site as published: built from the committed results."""
-    site = tmp_path_factory.mktemp("site")
-    completed = build_site(REPO / "results", site)
-    assert completed.returncode == 0, completed.stderr[-4000:]
-    return site
+# (``committed_site``, the site as published, is built once per session: tests/conftest.py.)
 
 
 class _Page(HTMLParser):

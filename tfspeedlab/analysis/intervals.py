@@ -50,8 +50,26 @@ class Estimator:
     def of_resamples(self, pooled: np.ndarray) -> np.ndarray:
         """The estimate of each resample: ``pooled`` is resamples × processes × blocks, NaN-padded."""
         if self.per_process:
-            return np.median(np.nanpercentile(pooled, self.q, axis=2), axis=1)
-        return np.nanpercentile(pooled.reshape(len(pooled), -1), self.q, axis=1)
+            return np.median(_nanpercentile_rows(pooled, self.q), axis=1)
+        return _nanpercentile_rows(pooled.reshape(len(pooled), -1), self.q)
+
+
+def _nanpercentile_rows(values: np.ndarray, q: float) -> np.ndarray:
+    """``np.nanpercentile(values, q, axis=-1)``, equal to the last bit, without NumPy's Python loop per row.
+
+    NumPy hands each row of a 2-D array to ``nanpercentile`` one at a time; with two bootstraps of
+    ``RESAMPLES`` rows per interval, that loop was most of a site build's time. Rows sorted (NaN
+    last) and grouped by how many numbers they hold go to ``np.percentile`` a group at a time:
+    the same order statistics, interpolated alike.
+    """
+    rows = values.reshape(-1, values.shape[-1])
+    counts = np.count_nonzero(~np.isnan(rows), axis=1)
+    ordered = np.sort(rows, axis=1)
+    result = np.full(len(rows), np.nan)
+    for count in np.unique(counts[counts > 0]):
+        chosen = counts == count
+        result[chosen] = np.percentile(ordered[chosen, :count], q, axis=1)
+    return result.reshape(values.shape[:-1])
 
 
 # The candidates the experiment compares.

@@ -84,6 +84,12 @@ def row_fits(results: ResultsFile) -> list[RowFit]:
     return fits
 
 
+def measured_row(results: ResultsFile, part: Any, row: Any) -> bool:
+    """Whether the grid has the row at all (fitted or not)."""
+    return any(str(grid.part) == str(part) and any(str(value) == str(row) for value in grid.row_values)
+               for grid in pivots(results))
+
+
 def row_fit(results: ResultsFile, part: Any, row: Any) -> RowFit:
     for fit in row_fits(results):
         if str(fit.part) == str(part) and str(fit.row) == str(row):

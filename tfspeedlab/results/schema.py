@@ -49,6 +49,15 @@ MAX_RUNS = 100  # processes per case
 MAX_SAMPLES = 10_000  # blocks per run
 
 
+class MissingCaseError(KeyError):
+    """A case a page asks for is not in the results file. A quick run may leave out what a full
+    run measures (a model, a batch size): ``quick`` says whether this file is one."""
+
+    def __init__(self, message: str, quick: bool) -> None:
+        super().__init__(message)
+        self.quick = quick
+
+
 class ResultsFileError(ValueError):
     """A results file that cannot be used; names the file and the offending field."""
 
@@ -98,7 +107,7 @@ class ResultsFile:
             if case.label == label:
                 return case
         where = f" in {self.source}" if self.source else ""
-        raise KeyError(f"no case {label!r}{where}; cases are {[c.label for c in self.cases]}")
+        raise MissingCaseError(f"no case {label!r}{where}; cases are {[c.label for c in self.cases]}", self.quick)
 
 
 

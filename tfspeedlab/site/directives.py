@@ -322,9 +322,14 @@ def _feeds(context: Context, example: str) -> str:
 def _fitted(context: Context, example: str, part: str, row: str, figure: str, *, runner: str = "cpu") -> str:
     """``{{ fitted predict_ladder MLP predict fixed }}``: ``12.3 ms [11.9 ms – 12.8 ms]``; figures:
     ``fixed``, ``per_sample``, ``break_even`` (the batch size where the two are equal)."""
+    results = context.lookup(example, runner)
     try:
-        fit = line_fit.row_fit(context.lookup(example, runner), part, row)
+        fit = line_fit.row_fit(results, part, row)
     except KeyError as error:
+        if line_fit.measured_row(results, part, row):  # measured, at too few sizes to fit (a quick run)
+            return "not fitted (this run measured fewer than three batch sizes)"
+        if results.quick:  # a part a quick run leaves out (the CNN)
+            return "*not measured in this quick run*"
         raise DirectiveError(str(error.args[0])) from None
     if figure == "fixed":
         return tables.time_with_interval(fit.fixed_s)

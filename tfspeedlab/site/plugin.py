@@ -20,7 +20,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 
 from tfspeedlab.results.repo import example_names, examples_dir
-from tfspeedlab.results.schema import RUNNERS, ResultsFileError
+from tfspeedlab.results.schema import RUNNERS, MissingCaseError, ResultsFileError
 from tfspeedlab.results.store import load_runner
 from tfspeedlab.site import charts, directives, notebook_pages, simulator, views
 
@@ -109,6 +109,10 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
                 if indent and not indent.strip():
                     output = output.replace("\n", "\n" + indent)
                 return output
+            except MissingCaseError as error:
+                if error.quick:  # a quick run's smaller workload: the page still builds, and says so
+                    return "*not measured in this quick run*"
+                raise PluginError(f"{page.file.src_uri}: {match[0]!r}: {error.args[0]}") from error
             except (KeyError, TypeError, ValueError) as error:
                 message = error.args[0] if isinstance(error, KeyError) and error.args else error
                 raise PluginError(f"{page.file.src_uri}: {match[0]!r}: {message}") from error
