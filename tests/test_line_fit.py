@@ -30,7 +30,7 @@ def ladder(noise=(1.0, 1.0, 1.0, 1.02, 1.01), memory=True):  # 10th percentile: 
                 if memory and batch == 1 else {}
             cases.append(CaseResult(f"{model} · {rung} · {batch}", {"model": model, "rung": rung, "batch": batch},
                                     (Measurement(tuple(t * f for f in noise), 10, 1e-2, "test"),), metrics))
-    return replace(synthetic_results(example="ladder"), cases=tuple(cases), baseline=None,
+    return replace(synthetic_results(example="ladder"), cases=tuple(cases), baseline=None, quick=False,
                    layout=Grid(rows="rung", columns="batch", split="model", baseline="predict", time_per="batch"))
 
 
@@ -158,3 +158,18 @@ def test_fitted_on_a_run_with_too_few_batch_sizes_says_so_instead_of_stopping_th
     assert render("fitted", ["ladder", "MLP", "predict", "fixed"], context(tmp_path, few)).startswith("not fitted")
     with pytest.raises(DirectiveError, match="no fitted row"):
         render("fitted", ["ladder", "MLP", "nonsense", "fixed"], context(tmp_path, few))
+
+
+def test_a_quick_run_that_left_out_a_part_says_so_in_place_of_the_fit(tmp_path):
+    quick = replace(ladder(), quick=True)
+    assert render("fitted", ["ladder", "RNN", "predict", "fixed"], context(tmp_path, quick)) == \
+        "*not measured in this quick run*"
+
+
+def test_a_missing_case_says_whether_its_file_is_a_quick_run():
+    from tfspeedlab.results.schema import MissingCaseError
+
+    for quick in (True, False):
+        with pytest.raises(MissingCaseError) as raised:
+            replace(ladder(), quick=quick).case("RNN · predict · 1")
+        assert raised.value.quick is quick and "no case 'RNN · predict · 1'" in raised.value.args[0]
