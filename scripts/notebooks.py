@@ -13,10 +13,10 @@ Jupyter and in Colab:
   ``%pip install`` would replace a checkout's own install on every run), from a
   clone of the repository: examples that time each mode in a fresh Python
   process run their script, which a wheel does not carry;
-* a ``QUICK`` cell before the run says how long the run is and how to ask for
-  the full one (tagged ``parameters``, so ``papermill -p QUICK False`` works);
+* a ``QUICK_RUN`` cell before the run says how long the run is and how to ask for
+  the full one (tagged ``parameters``, so ``papermill -p QUICK_RUN False`` works);
 * the script's ``if __name__ == "__main__": tfspeedlab.main(workload)`` becomes
-  ``tfspeedlab.main(workload, quick=QUICK)``.
+  ``tfspeedlab.main(workload, quick=QUICK_RUN)``.
 """
 
 from __future__ import annotations
@@ -65,12 +65,12 @@ RUN_TEXT = """\
 
 In a notebook this runs **quick**: smaller sizes and shorter timing than the
 full run, so that it finishes soon on a laptop or a free Colab CPU. For the
-full run, the one the guide's figures come from, set `QUICK = False` (it takes
+full run, the one the guide's figures come from, set `QUICK_RUN = False` (it takes
 much longer). The table it prints is measured on the machine running this
 notebook."""
 
-QUICK_CELL = "QUICK = True  # False: the full run, as measured for the guide"
-NOTEBOOK_ENTRY = "tfspeedlab.main(workload, quick=QUICK)"
+QUICK_CELL = "QUICK_RUN = True  # False: the full run, as measured for the guide"
+NOTEBOOK_ENTRY = "tfspeedlab.main(workload, quick=QUICK_RUN)"
 
 
 def to_notebook(script: Path) -> str:

@@ -55,8 +55,8 @@ def test_a_notebook_runs_quick_and_says_how_to_ask_for_the_full_run(name):
     cells = _read(name).cells
     *_, text, parameter, entry = cells
     assert entry.source == notebooks.NOTEBOOK_ENTRY
-    assert parameter.source.startswith("QUICK = True") and parameter.metadata["tags"] == ["parameters"]
-    assert text.cell_type == "markdown" and "`QUICK = False`" in text.source
+    assert parameter.source.startswith("QUICK_RUN = True") and parameter.metadata["tags"] == ["parameters"]
+    assert text.cell_type == "markdown" and "`QUICK_RUN = False`" in text.source
     assert not any("__main__" in cell.source for cell in cells)
     assert cells[1].source == notebooks.INSTALL_CELL
     # Plain Python, no IPython magics (`%pip`, `!git`): the cells run as written in any kernel.

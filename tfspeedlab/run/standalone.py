@@ -22,7 +22,7 @@ FULL_RUN_CALL = "tfspeedlab.main(workload, quick=False)"
 def main(build: Callable[..., Workload], argv: list[str] | None = None, *, quick: bool | None = None) -> None:
     """Entry point for ``python examples/NAME.py [--quick] [--out DIR]``, and the last cell of a notebook.
 
-    ``quick`` overrides the command line (a notebook passes its ``QUICK`` cell).
+    ``quick`` overrides the command line (a notebook passes its ``QUICK_RUN`` cell).
     Left out, ``--quick`` decides in a script; a notebook kernel has no command
     line to ask with, and a reader trying a notebook on a laptop or in Colab
     wants to see it work before waiting for the full run: it runs quick unless
