@@ -285,38 +285,13 @@ def _traces(context: Context, example: str) -> str:
     return runner_tabs(body)
 
 
-def _training_check(context: Context, example: str) -> str:
-    return context.example_tabs(example, tables.training_check_table)
+def _tabbed(table: Callable[[ResultsFile], str], doc: str) -> Callable[..., str]:
+    """A directive ``{{ NAME EXAMPLE }}`` showing one table of the example in runner tabs."""
+    def directive(context: Context, example: str) -> str:
+        return context.example_tabs(example, table)
 
-
-def _process_runs(context: Context, example: str) -> str:
-    """Each case's median in each of its processes, and their spread."""
-    return context.example_tabs(example, tables.process_runs_table)
-
-
-def _layers(context: Context, example: str) -> str:
-    return context.example_tabs(example, tables.host_layers_table)
-
-
-def _memory(context: Context, example: str) -> str:
-    return context.example_tabs(example, tables.memory_table)
-
-
-def _fixed_costs(context: Context, example: str) -> str:
-    """A grid over batch sizes: each rung's fixed cost per call and cost per sample, fitted."""
-    return context.example_tabs(example, tables.fixed_cost_table)
-
-
-def _memory_growth(context: Context, example: str) -> str:
-    return context.example_tabs(example, tables.memory_growth_table)
-
-
-def _training_calls(context: Context, example: str) -> str:
-    return context.example_tabs(example, tables.training_calls_table)
-
-
-def _feeds(context: Context, example: str) -> str:
-    return context.example_tabs(example, tables.feed_table)
+    directive.__doc__ = doc
+    return directive
 
 
 def _fitted(context: Context, example: str, part: str, row: str, figure: str, *, runner: str = "cpu") -> str:
@@ -638,10 +613,10 @@ def _measured_version(context: Context, package: str) -> str:
 
 DIRECTIVES: dict[str, Callable[..., str]] = {
     "results": _results,
-    "fixed_costs": _fixed_costs,
-    "memory_growth": _memory_growth,
-    "training_calls": _training_calls,
-    "feeds": _feeds,
+    "fixed_costs": _tabbed(tables.fixed_cost_table, "A grid over batch sizes: each rung's fixed cost per call and cost per sample, fitted."),
+    "memory_growth": _tabbed(tables.memory_growth_table, "Resident memory before and after the repeated calls, per rung."),
+    "training_calls": _tabbed(tables.training_calls_table, "Traces of each training API's step, and its loss before and after."),
+    "feeds": _tabbed(tables.feed_table, "Per feed: the share of time waiting for data, traces, loss."),
     "fitted": _fitted,
     "jit_resolved": _jit_resolved,
     "share": _share,
@@ -657,8 +632,8 @@ DIRECTIVES: dict[str, Callable[..., str]] = {
     "estimators": _estimators,
     "estimator_summary": _estimator_summary,
     "tf_version": _tf_version,
-    "training_check": _training_check,
-    "process_runs": _process_runs,
+    "training_check": _tabbed(tables.training_check_table, "Loss before and after, and the largest weight change, per case."),
+    "process_runs": _tabbed(tables.process_runs_table, "Each case's median in each of its processes, and their spread."),
     "derived": _derived,
     "sample_range": _sample_range,
     "metric": _metric,
@@ -667,7 +642,7 @@ DIRECTIVES: dict[str, Callable[..., str]] = {
     "count": _count,
     "xla_summary": _xla_summary,
     "xla_extremes": _xla_extremes,
-    "layers": _layers,
+    "layers": _tabbed(tables.host_layers_table, "The host-time layers of each profiled case."),
     "layer_time": _layer_time,
     "layer_share": _layer_share,
     "traces": _traces,
@@ -676,7 +651,7 @@ DIRECTIVES: dict[str, Callable[..., str]] = {
     "param": _param,
     "per_op": _per_op,
     "dispatch_table": _dispatch_table,
-    "memory": _memory,
+    "memory": _tabbed(tables.memory_table, "Peak memory per mode."),
     "memory_figure": _memory_figure,
     "layer_cost": _layer_cost,
     "entry_time": _entry_time,
