@@ -40,9 +40,20 @@ for runner in "$@"; do
     if compgen -G "$downloaded/*.json" >/dev/null; then
         # The artifact is the runner's whole folder after a complete run, so it
         # replaces the committed one rather than mixing with it.
+        # The release history is measured by its own workflow, not by this
+        # run: the committed one stays unless the artifact brings one.
+        kept_history=""
+        if [[ -d $target/history && ! -d $downloaded/history ]]; then
+            kept_history=$(mktemp -d)
+            mv "$target/history" "$kept_history/"
+        fi
         rm -rf "$target"
         mkdir -p "$target"
         cp -R "$downloaded/." "$target/"
+        if [[ -n $kept_history ]]; then
+            mv "$kept_history/history" "$target/history"
+            rmdir "$kept_history"
+        fi
         echo ci >"$target/SOURCE"
         summary "$runner: results measured in this CI run"
     elif [[ -d $target ]]; then

@@ -1,4 +1,4 @@
-"""``tfspeedlab run | list | env | merge | compare``."""
+"""``tfspeedlab run | history | list | env | merge | compare``."""
 
 from __future__ import annotations
 
@@ -11,6 +11,10 @@ from pathlib import Path
 
 from tfspeedlab.analysis.compare import CompareError, compare
 from tfspeedlab.analysis.summary import format_interval
+from tfspeedlab.history import environments
+from tfspeedlab.history.releases import UnknownReleaseError, parse_selection
+from tfspeedlab.history.run import HistoryInterrupted, HistoryOptions, run_history
+from tfspeedlab.results.history import release_folder
 from tfspeedlab.results.merge import MergeError, merge_results
 from tfspeedlab.results.schema import ResultsFileError
 from tfspeedlab.results import artifacts
@@ -21,6 +25,8 @@ from tfspeedlab.run.worker import EXIT_NO_GPU, terminate_as_interrupt
 from tfspeedlab.units import format_ratio, format_time
 
 EXIT_USAGE = 2
+# What `tfspeedlab history` runs when no example is named: the moving parts, a few minutes a release.
+HISTORY_EXAMPLES = ("releases",)
 EXIT_INTERRUPTED = 130
 
 
@@ -60,6 +66,26 @@ def _parser() -> argparse.ArgumentParser:
                           "a full run, or a quick one with --cold-start, runs one at a time")
     run.set_defaults(handler=_run)
 
+    history = commands.add_parser(
+        "history", help="run examples on several TensorFlow releases, each in an environment of its own "
+                        "(built with uv, kept between runs); results/<runner>/history/tf-<release>/")
+    history.add_argument("names", nargs="*", metavar="NAME",
+                         help=f"examples to run (default: {' '.join(HISTORY_EXAMPLES)})")
+    history.add_argument("--tf", metavar="RELEASES",
+                         help="minor releases, comma-separated, e.g. 2.15,2.21 (default: 2.12 to 2.21); "
+                              "each at its newest patch")
+    history.add_argument("--quick", action="store_true", help="shrunken workloads and budgets, as in CI")
+    history.add_argument("--runner", choices=("cpu", "gpu"), default="cpu",
+                         help="cpu installs tensorflow-cpu and hides any GPU; gpu installs tensorflow[and-cuda]")
+    history.add_argument("--out", type=Path, default=Path("results"),
+                         help="results root; files go to OUT/<runner>/history/tf-<release>/ (default: results)")
+    history.add_argument("--envs", type=Path, default=None, metavar="DIR",
+                         help=f"where the environments are kept (default: ${environments.ENVS_VARIABLE} "
+                              "or ~/.cache/tfspeedlab/envs)")
+    history.add_argument("--processes", type=_positive, metavar="N", help="as for run")
+    history.add_argument("--timeout", type=_positive, metavar="SECONDS", help="per example, as for run")
+    history.set_defaults(handler=_history)
+
     listing = commands.add_parser("list", help="list the examples")
     listing.set_defaults(handler=_list)
 
@@ -89,6 +115,41 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def _history(options: argparse.Namespace) -> int:
+    try:
+        releases = parse_selection(options.tf)
+        names = options.names or HISTORY_EXAMPLES
+        catalog.select(names, options.examples)
+    except (UnknownReleaseError, catalog.UnknownExampleError, catalog.ExamplesFolderError) as error:
+        print(f"tfspeedlab: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if (problem := _unwritable(options.out)) is not None:
+        print(f"tfspeedlab: error: cannot write results under {options.out}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    history_options = HistoryOptions(
+        examples=list(names), runner=options.runner, out=options.out,
+        envs_dir=options.envs or environments.default_envs_dir(), quick=options.quick,
+        processes=options.processes, timeout_s=options.timeout, examples_dir=options.examples)
+    started = time.perf_counter()
+
+    def log(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    try:
+        outcomes = run_history(releases, history_options, log)
+    except HistoryInterrupted as interrupt:
+        outcomes = interrupt.outcomes
+        log("\ninterrupted: every release finished before it keeps its results")
+    print(f"\nhistory ({time.perf_counter() - started:.1f} s):", file=sys.stderr)
+    for outcome in outcomes:
+        folder = release_folder(options.out, options.runner, outcome.release)
+        print(f"  TensorFlow {outcome.release.name}: {outcome.status} in {outcome.seconds:.1f} s → {folder}",
+              file=sys.stderr)
+    if any(outcome.status == "interrupted" for outcome in outcomes):
+        return EXIT_INTERRUPTED
+    return 0 if all(outcome.ok for outcome in outcomes) else 1
 
 
 def _list(options: argparse.Namespace) -> int:

@@ -71,6 +71,17 @@ def format_time_ratio(found: intervals.Ratio) -> str:
     return format_ratio(found.value)
 
 
+def format_change(found: intervals.Ratio) -> str:
+    """A new time against an old one (new ÷ old), as a change with its interval: ``2.10× faster
+    [1.92–2.31×]``, ``1.52× slower [1.41–1.63×]``, or ``no clear change (1.02×, 0.97–1.08×)``."""
+    if found.high < 1:
+        return (f"{format_ratio(1 / found.value)}\u00a0faster "
+                f"[{format_significant(1 / found.high, 3)}–{format_ratio(1 / found.low)}]")
+    if found.low > 1:
+        return f"{format_ratio(found.value)}\u00a0slower [{format_interval(found)}]"
+    return f"no clear change ({format_ratio(found.value)}, {format_interval(found)})"
+
+
 def noisy_mark(measurement: Timing) -> str:
     """`` (! 12%)`` after a noisy median: its spread within a process (IQR), or between processes, is a
     large share of it.

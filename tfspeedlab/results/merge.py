@@ -14,6 +14,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from tfspeedlab.results import artifacts
+from tfspeedlab.history.releases import release_from_folder
+from tfspeedlab.results.history import ENVIRONMENT_RECORD, HISTORY_FOLDER, history_dir, read_record
 from tfspeedlab.results.schema import (
     FAILURE_SUFFIX,
     RUNNERS,
@@ -55,6 +57,7 @@ class _Candidate:
     results: ResultsFile
     path: Path
     time: datetime
+    release: str = ""  # the release folder of a history file ("tf-2.15"), else ""
 
 
 def merge_results(sources: list[Path], into: Path) -> MergeReport:
@@ -63,14 +66,14 @@ def merge_results(sources: list[Path], into: Path) -> MergeReport:
         raise MergeError([f"{into}: the target must be a folder"])
     problems: list[str] = []
     report = MergeReport()
-    newest: dict[tuple[str, str], _Candidate] = {}
-    for path, runner in _collect(sources, problems, report):
+    newest: dict[tuple[str, str, str], _Candidate] = {}
+    for path, runner, release in _collect(sources, problems, report):
         try:
-            candidate = _check(path, runner)
+            candidate = _check(path, runner, release)
         except ResultsFileError as error:
             problems.append(str(error))
             continue
-        key = (runner, candidate.results.example)
+        key = (runner, release, candidate.results.example)
         held = newest.get(key)
         # Strictly newer wins, so on a tie the source named first stays.
         if held is None or candidate.time > held.time:
@@ -81,11 +84,11 @@ def merge_results(sources: list[Path], into: Path) -> MergeReport:
             report.superseded.append(candidate.path)
 
     to_write: list[tuple[Path, _Candidate]] = []
-    for (runner, example), candidate in sorted(newest.items()):
-        target = results_path(into, runner, example)
+    for (runner, release, example), candidate in sorted(newest.items()):
+        target = (history_dir(into, runner) / release / f"{example}.json") if release else results_path(into, runner, example)
         if target.exists():
             try:
-                existing = _check(target, runner)
+                existing = _check(target, runner, release)
             except ResultsFileError as error:
                 # Replacing a file we cannot read would destroy it unseen.
                 problems.append(f"{error} (already in the target; fix or remove it first)")
@@ -104,7 +107,7 @@ def merge_results(sources: list[Path], into: Path) -> MergeReport:
 
 def _write_all(to_write: list[tuple[Path, _Candidate]], into: Path) -> None:
     """All or nothing: every file and its traces staged first; only then swapped in, each by a rename."""
-    staged: list[tuple[Path, Path, Path, str, str]] = []
+    staged: list[tuple[Path, Path, Path | None, str, str]] = []
     leftovers: list[Path] = []  # what to remove if staging fails half-way
     try:
         for target, candidate in to_write:
@@ -113,6 +116,15 @@ def _write_all(to_write: list[tuple[Path, _Candidate]], into: Path) -> None:
             temporary = target.with_name(f".{target.name}.merging")
             leftovers.append(temporary)
             write_json_atomic(temporary, to_dict(candidate.results))
+            if candidate.release:  # a release's results travel with the record of its environment
+                record = candidate.path.parent / ENVIRONMENT_RECORD
+                staged.append((temporary, target, None, "", ""))
+                if record.exists():
+                    copied = target.with_name(f".{ENVIRONMENT_RECORD}.merging")
+                    leftovers.append(copied)
+                    write_json_atomic(copied, read_record(record))
+                    staged.append((copied, target.with_name(ENVIRONMENT_RECORD), None, "", ""))
+                continue
             runner, example = target.parent.name, candidate.results.example
             # Its profiler traces travel with it; an older run's never stay behind.
             traces = artifacts.copy_for_publishing(candidate.path.parent.parent, candidate.path.parent.name,
@@ -128,12 +140,14 @@ def _write_all(to_write: list[tuple[Path, _Candidate]], into: Path) -> None:
         raise MergeError([f"{error} (while staging the merge; the target is as it was)"]) from error
     for temporary, target, traces, runner, example in staged:
         os.replace(temporary, target)
-        artifacts.publish(traces, into, runner, example)
+        if traces is not None:
+            artifacts.publish(traces, into, runner, example)
 
 
-def _collect(sources: list[Path], problems: list[str], report: MergeReport) -> list[tuple[Path, str]]:
-    """Every results file named by ``sources``, with the runner its folder says it belongs to."""
-    found: list[tuple[Path, str]] = []
+def _collect(sources: list[Path], problems: list[str], report: MergeReport) -> list[tuple[Path, str, str]]:
+    """Every results file named by ``sources``, with the runner its folder says it belongs to and,
+    for a release history's file (``<runner>/history/tf-2.15/``), its release folder (else "")."""
+    found: list[tuple[Path, str, str]] = []
     for source in map(Path, sources):
         if not source.exists():
             problems.append(f"{source}: no such file or folder")
@@ -148,33 +162,47 @@ def _collect(sources: list[Path], problems: list[str], report: MergeReport) -> l
             elif source.name.endswith(FAILURE_SUFFIX):
                 report.ignored.append(source)
             else:
-                found.append((source, runner))
+                found.append((source, runner, ""))
             continue
         # A runner's own folder, or a tree of them (results/, a folder of downloaded artifacts).
         folders = [source] if _runner_of_folder(source) else [
             folder for folder in sorted(source.iterdir()) if folder.is_dir() and _runner_of_folder(folder)
         ]
-        files = [(path, _runner_of_folder(folder)) for folder in folders for path in sorted(folder.glob("*.json"))]
+        files = [(path, _runner_of_folder(folder), "") for folder in folders for path in sorted(folder.glob("*.json"))]
+        files += [(path, _runner_of_folder(folder), release.name) for folder in folders
+                  for release in _release_folders(folder) for path in sorted(release.glob("*.json"))
+                  if path.name != ENVIRONMENT_RECORD]
         if not files:
             problems.append(
                 f"{source}: no results files found; expected <runner>/<example>.json in it, "
                 f"with <runner> one of {_folder_names()}"
             )
-        for path, runner in files:
+        for path, runner, release in files:
             if path.name.endswith(FAILURE_SUFFIX):
                 report.ignored.append(path)
             else:
-                found.append((path, runner))
+                found.append((path, runner, release))
     return found
 
 
-def _check(path: Path, folder_runner: str) -> _Candidate:
+def _release_folders(runner_folder: Path) -> list[Path]:
+    """The release folders of a runner's history (hidden staging folders of a run in progress left out)."""
+    history = runner_folder / HISTORY_FOLDER
+    if not history.is_dir():
+        return []
+    return [folder for folder in sorted(history.iterdir())
+            if folder.is_dir() and release_from_folder(folder.name) is not None]
+
+
+def _check(path: Path, folder_runner: str, release: str = "") -> _Candidate:
     """Load one file and refuse it unless it fits the folder and runner it claims."""
     results = load_results(path)
     check_placement(results, path, folder_runner)
-    if links := artifacts.linked_files(path.parent.parent, path.parent.name, results.example):
+    if not release and (links := artifacts.linked_files(path.parent.parent, path.parent.name, results.example)):
         raise ResultsFileError(links[0], "<file>", "is a symbolic link; artifacts must be regular files")
-    return _Candidate(results, path, _utc(path, results.environment["utc_time"]))
+    if release and (path.parent / ENVIRONMENT_RECORD).exists():
+        read_record(path.parent / ENVIRONMENT_RECORD)  # checked before anything is written
+    return _Candidate(results, path, _utc(path, results.environment["utc_time"]), release)
 
 
 def _utc(path: Path, text: str) -> datetime:

@@ -65,6 +65,9 @@
     ``held_out_median``), or the tensor size from which it counts an op as split
     across threads (``split_elements``).
 
+``{{ history_trend … }}``, ``{{ history_changes … }}`` and the other ``history_`` directives
+    The release history: see ``tfspeedlab.site.history_directives``.
+
 Inline figures read the ``cpu`` runner unless given ``runner=gpu``; arguments
 with spaces are quoted: ``{{ metric tracing "python scalars" traces }}``. A
 directive's arguments and options are its handler's parameters: a missing
@@ -85,9 +88,11 @@ from tfspeedlab.analysis.summary import any_noisy, format_interval, format_speed
 from tfspeedlab.analysis.xla import XlaPair, xla_pairs
 from tfspeedlab.results import artifacts
 from tfspeedlab.results.repo import examples_dir
+from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import RUNNERS, ResultsFile
 from tfspeedlab.results.store import load_failure
 from tfspeedlab.site import charts, listing, markdown, quantities, tables, templating
+from tfspeedlab.site.history_directives import HISTORY_DIRECTIVES
 from tfspeedlab.site.runners import RUNNER_TITLES, not_measured, runner_tabs
 from tfspeedlab.site.simulator import PARAMS_URI, simulator_html
 from tfspeedlab.site.views import view_for
@@ -119,6 +124,8 @@ class Context:
     # The examples that exist (the plugin's build knows them): a directive naming
     # another is a typo, not an example "not yet measured".
     known_examples: frozenset[str] | None = None
+    # Each runner's release history (``tfspeedlab history``), oldest release first.
+    history: dict[str, list[ReleaseResults]] = field(default_factory=dict)
 
     def check_example(self, example: str) -> None:
         if self.known_examples is not None and example not in self.known_examples:
@@ -662,4 +669,5 @@ DIRECTIVES: dict[str, Callable[..., str]] = {
     "model_parameters": _model_parameters,
     "model_validation": _model_validation,
     "model_figure": _model_figure,
+    **HISTORY_DIRECTIVES,
 }

@@ -19,10 +19,12 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 
+from tfspeedlab.analysis import history as history_analysis
+from tfspeedlab.results.history import load_history
 from tfspeedlab.results.repo import example_names, examples_dir
 from tfspeedlab.results.schema import RUNNERS, MissingCaseError, ResultsFileError
 from tfspeedlab.results.store import load_runner
-from tfspeedlab.site import charts, directives, notebook_pages, simulator, views
+from tfspeedlab.site import charts, directives, history_charts, history_directives, notebook_pages, simulator, views
 
 DIRECTIVE = re.compile(r"\{\{\s*(?P<name>[a-z_]+)(?P<args>[^{}]*)\}\}")
 # What is left of a directive the pattern above did not take: a typo, not text to publish.
@@ -81,6 +83,13 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
                 for trace in directives.trace_files(self.results_root, runner, example):
                     uri = directives.TRACE_URI.format(runner=runner, example=example, name=trace.name)
                     files.append(File.generated(config, uri, abs_src_path=str(trace)))
+        self.history = {}
+        for runner in RUNNERS:
+            try:
+                self.history[runner] = load_history(self.results_root, runner)
+            except ResultsFileError as error:
+                raise PluginError(f"tfspeedlab: cannot build from a malformed history file: {error}") from error
+            files.extend(self._history_charts(config, runner))
         self.models = simulator.fitted_models(self.results)
         files.append(File.generated(config, simulator.PARAMS_URI,
                                     content=simulator.params_json(self.models)))
@@ -90,9 +99,26 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
                               dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls))
         return files
 
+    def _history_charts(self, config, runner: str) -> list[File]:
+        """A trend chart per example and workload of the runner's release history, in each theme."""
+        history, charts_made = self.history[runner], []
+        releases = [item.release for item in history]
+        examples = sorted({example for item in history for example in item.results})
+        for example in examples:
+            if example not in self.known_examples:
+                raise PluginError(f"tfspeedlab: the {runner} release history holds results of {example!r}, "
+                                  f"which is no example in {examples_dir()}")
+            for workload in history_analysis.workload_groups(history, example):
+                series = history_charts.trend_series(history, example, workload)
+                for theme in charts.THEMES:
+                    charts_made.append(File.generated(
+                        config, history_directives.chart_uri(runner, example, workload, theme),
+                        content=history_charts.trend_svg(series, releases, example, workload, theme)))
+        return charts_made
+
     def _context(self, page) -> directives.Context:
         return directives.Context(self.results, self.results_root, self.repo_url, page.file.src_uri, page.url,
-                                  self.models, self.known_examples)
+                                  self.models, self.known_examples, self.history)
 
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
         context = self._context(page)

@@ -1,0 +1,356 @@
+"""`tfspeedlab history`: releases chosen, environments built and kept, each release run in its own
+environment, failures recorded while the rest go on, Ctrl-C keeping what was measured; the history
+tree read back, compared between releases and merged. No test downloads a TensorFlow: the installed
+one stands in for a release (an "environment" whose Python is this one), and stand-ins for uv and
+PyPI drive the failure paths. One real older release runs in an opt-in slow test."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import synthetic_results
+from tfspeedlab.analysis import history as trends
+from tfspeedlab.cli import main
+from tfspeedlab.history import environments
+from tfspeedlab.history.releases import ALL_RELEASES, Release, UnknownReleaseError, parse_selection
+from tfspeedlab.measure.measurement import Measurement
+from tfspeedlab.results.history import ENVIRONMENT_FAILURE, ENVIRONMENT_RECORD, load_history, release_folder
+from tfspeedlab.results.merge import merge_results
+from tfspeedlab.results.schema import CaseResult, ResultsFile, ResultsFileError, to_dict
+from tfspeedlab.results.store import write_json_atomic
+
+REPO = Path(__file__).resolve().parent.parent
+INSTALLED = Release(*(int(part) for part in __import__("tensorflow").__version__.split(".")[:2]))
+
+TINY_EXAMPLE = '''
+import time
+import tensorflow as tf
+import tfspeedlab
+
+def workload(quick=False):
+    x = tf.constant(1.0)
+    return tfspeedlab.Workload(name="tiny", title="One add", budget_s=0.05,
+                               cases=[tfspeedlab.Case("add", tf.add, (x, x), {"mode": "eager"})])
+
+if __name__ == "__main__":
+    tfspeedlab.main(workload)
+'''
+
+# Slow only in the environment of release SLOW_RELEASE (its stand-in Python says which it is).
+SLOW_EXAMPLE = '''
+import os
+import time
+import tensorflow as tf
+import tfspeedlab
+
+def slow_add(x):
+    time.sleep(0.05)
+    return x + 1
+
+def workload(quick=False):
+    slow = os.environ.get("FAKE_RELEASE") == "SLOW_RELEASE"
+    return tfspeedlab.Workload(name="slow", title="A slow add", budget_s=120.0 if slow else 0.05,
+                               cases=[tfspeedlab.Case("add", slow_add, (tf.constant(1.0),), {"mode": "eager"})])
+
+if __name__ == "__main__":
+    tfspeedlab.main(workload)
+'''
+
+FAILING_EXAMPLE = '''
+import tfspeedlab
+
+def workload(quick=False):
+    raise RuntimeError("this release lacks the API")
+'''
+
+
+# ---------------------------------------------------------------- choosing releases
+
+
+def test_default_is_every_release_from_2_12_to_2_21():
+    assert [release.name for release in parse_selection(None)] == [f"2.{minor}" for minor in range(12, 22)]
+
+
+def test_a_selection_is_sorted_and_deduplicated():
+    assert [release.name for release in parse_selection("2.21, 2.15,2.21")] == ["2.15", "2.21"]
+
+
+@pytest.mark.parametrize("text", ["2.99", "2.11", "3.0", "2.15.1", "", "2.15;rm -rf", "latest"])
+def test_a_release_outside_the_history_is_refused(text):
+    with pytest.raises(UnknownReleaseError, match="2.12 to 2.21"):
+        parse_selection(text)
+
+
+def test_cli_bad_version_exits_2_with_a_clear_message(capsys, tmp_path):
+    assert main(["history", "--tf", "2.99", "--out", str(tmp_path)]) == 2
+    error = capsys.readouterr().err
+    assert "--tf '2.99'" in error and "2.12 to 2.21" in error and "Traceback" not in error
+    assert not any(tmp_path.iterdir())
+
+
+def test_cli_unknown_example_exits_2(capsys, tmp_path):
+    assert main(["history", "no_such_example", "--tf", "2.21", "--out", str(tmp_path)]) == 2
+    assert "no_such_example" in capsys.readouterr().err
+
+
+def test_keras_3_releases_also_install_tf_keras_and_a_gpu_runner_the_cuda_build():
+    assert Release(2, 15).requirements("cpu") == ["tensorflow-cpu==2.15.*"]
+    assert Release(2, 16).requirements("cpu") == ["tensorflow-cpu==2.16.*", "tf-keras==2.16.*"]
+    assert Release(2, 21).requirements("gpu") == ["tensorflow[and-cuda]==2.21.*", "tf-keras==2.21.*"]
+
+
+# ---------------------------------------------------------------- environments
+
+
+def _fake_pypi(folder: Path) -> Path:
+    """PyPI's JSON API as files: tensorflow-cpu 2.15 has a post release, a release candidate and a
+    yanked patch; the newest live patch is 2.15.1."""
+    def files(day: str, yanked: bool = False) -> list[dict]:
+        return [{"upload_time_iso_8601": f"{day}T12:00:00.000000Z", "yanked": yanked}]
+
+    releases = {"2.15.0": files("2023-11-14"), "2.15.0.post1": files("2023-12-05"), "2.15.1": files("2024-03-08"),
+                "2.15.2": files("2024-04-01", yanked=True), "2.16.0rc0": files("2024-02-09"),
+                "2.16.1": files("2024-03-08"), "2.16.2": files("2024-06-28")}
+    for project, versions in {"tensorflow-cpu": releases,
+                              "tf-keras": {"2.16.0": files("2024-03-09"), "2.17.0": files("2024-07-15")}}.items():
+        (folder / project).mkdir(parents=True)
+        (folder / project / "json").write_text(json.dumps({"releases": versions}))
+    return folder
+
+
+def test_newest_patch_skips_pre_releases_and_yanked_files(tmp_path, monkeypatch):
+    monkeypatch.setenv(environments.PYPI_VARIABLE, _fake_pypi(tmp_path / "pypi").as_uri())
+    version, uploaded = environments.newest_patch("tensorflow-cpu", Release(2, 15))
+    assert version == "2.15.1" and uploaded.isoformat().startswith("2024-03-08")
+    assert environments.newest_patch("tensorflow-cpu", Release(2, 16))[0] == "2.16.2"
+    with pytest.raises(environments.EnvironmentBuildError, match="no tensorflow-cpu 2.12.x"):
+        environments.newest_patch("tensorflow-cpu", Release(2, 12))
+
+
+def _fake_uv(folder: Path, message: str) -> str:
+    """A uv that fails every command, as an install that cannot resolve would."""
+    script = folder / "uv"
+    script.write_text(f"#!/bin/sh\necho '{message}' >&2\nexit 1\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_an_environment_that_cannot_be_built_is_recorded_and_the_other_releases_go_on(tmp_path, monkeypatch):
+    monkeypatch.setenv(environments.PYPI_VARIABLE, _fake_pypi(tmp_path / "pypi").as_uri())
+    monkeypatch.setenv(environments.UV_VARIABLE, _fake_uv(tmp_path, "No solution found when resolving"))
+    out, envs = tmp_path / "results", tmp_path / "envs"
+
+    code = main(["history", "--tf", "2.15,2.16", "--out", str(out), "--envs", str(envs), "--quick"])
+
+    assert code == 1
+    for release in (Release(2, 15), Release(2, 16)):  # both tried: one failure did not stop the other
+        record = json.loads((release_folder(out, "cpu", release) / ENVIRONMENT_FAILURE).read_text())
+        assert "No solution found when resolving" in record["error"]
+        assert record["release"] == release.name
+    # Half-built environments carry no record, so the next run builds them again.
+    assert not list(envs.glob(f"*/{ENVIRONMENT_RECORD}"))
+    [history_2_15, history_2_16] = load_history(out, "cpu")
+    assert history_2_15.environment_failure and not history_2_15.results
+
+
+def test_without_pypi_the_release_fails_with_the_reason(tmp_path, monkeypatch):
+    monkeypatch.setenv(environments.PYPI_VARIABLE, (tmp_path / "nowhere").as_uri())
+    with pytest.raises(environments.EnvironmentBuildError, match="cannot read"):
+        environments.ensure(Release(2, 15), "cpu", tmp_path / "envs", log=lambda line: None)
+
+
+def _installed_environment(envs: Path, release: Release, python: str | None = None) -> None:
+    """An environment for ``release`` whose Python is this one (the installed TensorFlow), or a
+    script standing in for a Python that fails."""
+    folder = envs / f"cpu-{release.folder}"
+    (folder / "bin").mkdir(parents=True)
+    wrapper = folder / "bin" / "python"
+    wrapper.write_text(python or f'#!/bin/sh\nFAKE_RELEASE={release.name} exec "{sys.executable}" "$@"\n')
+    wrapper.chmod(0o755)
+    import tensorflow as tf
+    import numpy
+
+    write_json_atomic(folder / ENVIRONMENT_RECORD, {
+        "release": release.name, "requirements": release.requirements("cpu"), "tensorflow": tf.__version__,
+        "keras": None, "tf_keras": None, "numpy": numpy.__version__, "python": "3.11", "packages": [],
+        "resolved_at": "2026-01-01T00:00:00+00:00"})
+
+
+def _examples(tmp_path: Path, **sources: str) -> Path:
+    folder = tmp_path / "examples"
+    folder.mkdir(exist_ok=True)
+    for name, source in sources.items():
+        (folder / f"{name}.py").write_text(source)
+    return folder
+
+
+def test_the_installed_release_is_measured_through_the_harness_into_its_release_folder(tmp_path):
+    out, envs = tmp_path / "results", tmp_path / "envs"
+    _installed_environment(envs, INSTALLED)
+    examples = _examples(tmp_path, tiny=TINY_EXAMPLE)
+
+    code = main(["--examples", str(examples), "history", "tiny", "--tf", INSTALLED.name, "--quick",
+                 "--out", str(out), "--envs", str(envs)])
+
+    assert code == 0
+    folder = release_folder(out, "cpu", INSTALLED)
+    assert sorted(path.name for path in folder.iterdir()) == [ENVIRONMENT_RECORD, "tiny.json"]
+    [item] = load_history(out, "cpu")
+    assert item.release == INSTALLED and item.results["tiny"].case("add").runs
+    assert item.environment["requirements"] == INSTALLED.requirements("cpu")
+    # Nothing of the run's staging is left behind, and the main results tree is untouched.
+    assert sorted(path.name for path in (out / "cpu").iterdir()) == ["history"]
+    assert [path.name for path in (out / "cpu" / "history").iterdir()] == [INSTALLED.folder]
+
+
+def test_a_failing_release_is_recorded_and_the_next_release_still_runs(tmp_path):
+    out, envs = tmp_path / "results", tmp_path / "envs"
+    older = Release(2, INSTALLED.minor - 1)
+    _installed_environment(envs, older)
+    _installed_environment(envs, INSTALLED)
+    examples = _examples(tmp_path, tiny=TINY_EXAMPLE, broken=FAILING_EXAMPLE)
+
+    code = main(["--examples", str(examples), "history", "broken", "tiny", "--tf", f"{older.name},{INSTALLED.name}",
+                 "--quick", "--out", str(out), "--envs", str(envs)])
+
+    assert code == 1
+    history = load_history(out, "cpu")
+    assert [item.release for item in history] == [older, INSTALLED]
+    for item in history:
+        assert "this release lacks the API" in item.failures["broken"]
+        assert "tiny" in item.results
+
+
+def test_ctrl_c_keeps_every_release_measured_before_it(tmp_path):
+    out, envs = tmp_path / "results", tmp_path / "envs"
+    older = Release(2, INSTALLED.minor - 1)
+    _installed_environment(envs, older)
+    _installed_environment(envs, INSTALLED)
+    examples = _examples(tmp_path, tiny=TINY_EXAMPLE, slow=SLOW_EXAMPLE.replace("SLOW_RELEASE", INSTALLED.name))
+    # Both examples are quick on the first release; on the second, "slow" is interrupted.
+    command = [sys.executable, "-m", "tfspeedlab", "--examples", str(examples), "history", "tiny", "slow",
+               "--tf", f"{older.name},{INSTALLED.name}", "--out", str(out), "--envs", str(envs), "--processes", "1"]
+    child = subprocess.Popen(command, cwd=REPO, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 240
+    try:
+        # Wait until the second release's slow example is being timed.
+        lines = []
+        for line in child.stderr:
+            lines.append(line)
+            if any(f"[2/2] TensorFlow {INSTALLED.name}" in seen for seen in lines) and "slow · add" in line:
+                break
+            assert time.monotonic() < deadline, "".join(lines)
+        time.sleep(1)
+        os.killpg(child.pid, signal.SIGINT)
+        rest = child.stderr.read()
+        assert child.wait(timeout=120) == 130, "".join(lines) + rest
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+    history = {item.release: item for item in load_history(out, "cpu")}
+    assert sorted(history[older].results) == ["slow", "tiny"]  # the release finished before: kept
+    assert sorted(history[INSTALLED].results) == ["tiny"]  # finished before the interrupt: kept
+    assert "interrupted" in rest
+    assert not list((out / "cpu" / "history").glob(".staging-*"))
+
+
+# ---------------------------------------------------------------- reading, comparing and merging
+
+
+def _release_results(factor: float, utc: str = "2026-01-01T00:00:00+00:00") -> ResultsFile:
+    """A history file whose "graph" case takes ``factor`` times the base time (tight samples)."""
+    base = synthetic_results(example="releases")
+    samples = tuple(1e-3 * factor * (1 + 0.001 * i) for i in range(30))
+    cases = (CaseResult("graph", {"mode": "graph", "workload": "ops"}, (Measurement(samples, 10, 0.05, "test"),
+                                                                       Measurement(samples, 10, 0.05, "test"))),)
+    from tfspeedlab.spec.layout import Grid
+
+    return ResultsFile("releases", "Releases", "cpu", False, {}, {**base.environment, "utc_time": utc}, cases,
+                       layout=Grid(rows="mode", columns="workload"))
+
+
+def _history_tree(root: Path, factors: dict[str, float]) -> Path:
+    for name, factor in factors.items():
+        folder = release_folder(root, "cpu", parse_selection(name)[0])
+        write_json_atomic(folder / "releases.json", to_dict(_release_results(factor)))
+        write_json_atomic(folder / ENVIRONMENT_RECORD, {"release": name, "tensorflow": f"{name}.0", "packages": []})
+    return root
+
+
+def test_a_doubled_time_between_releases_is_a_material_change_and_equal_times_are_not(tmp_path):
+    history = load_history(_history_tree(tmp_path, {"2.14": 1.0, "2.15": 1.0, "2.16": 2.0}), "cpu")
+    [step] = trends.material_steps(history, "releases")
+    assert (step.before.name, step.after.name, step.case) == ("2.15", "2.16", "graph")
+    assert step.change.low > 1.9 and step.change.high < 2.1
+    assert [s.significant for s in trends.steps(history, "releases")] == [False, True]
+    assert trends.workload_groups(history, "releases") == {"ops": {"graph": "graph"}}
+
+
+def test_history_folders_that_name_no_release_and_linked_records_are_refused(tmp_path):
+    _history_tree(tmp_path, {"2.15": 1.0})
+    (tmp_path / "cpu" / "history" / ".staging-tf-2.16-1").mkdir()  # a run in progress: skipped
+    assert [item.release.name for item in load_history(tmp_path, "cpu")] == ["2.15"]
+    (tmp_path / "cpu" / "history" / "tf-9.99").mkdir()
+    with pytest.raises(ResultsFileError, match="not a release folder"):
+        load_history(tmp_path, "cpu")
+    (tmp_path / "cpu" / "history" / "tf-9.99").rmdir()
+    record = release_folder(tmp_path, "cpu", Release(2, 15)) / ENVIRONMENT_RECORD
+    record.write_text(json.dumps({"tensorflow": {"not": "text"}}))
+    with pytest.raises(ResultsFileError, match="tensorflow"):
+        load_history(tmp_path, "cpu")
+    record.unlink()
+    record.symlink_to("/etc/passwd")
+    with pytest.raises(ResultsFileError, match="symbolic link"):
+        load_history(tmp_path, "cpu")
+
+
+def test_merge_brings_each_release_with_its_environment_newest_run_winning(tmp_path):
+    first = _history_tree(tmp_path / "first", {"2.15": 1.0, "2.16": 1.0})
+    newer = tmp_path / "second"
+    folder = release_folder(newer, "cpu", Release(2, 16))
+    write_json_atomic(folder / "releases.json", to_dict(_release_results(3.0, "2026-02-01T00:00:00+00:00")))
+    write_json_atomic(folder / ENVIRONMENT_RECORD, {"release": "2.16", "tensorflow": "2.16.9", "packages": []})
+    write_json_atomic(folder / "releases.failed.json", {"error": "x"})  # a failure record is not merged
+
+    report = merge_results([first, newer], tmp_path / "into")
+
+    assert len(report.written) == 2 and report.ignored
+    history = load_history(tmp_path / "into", "cpu")
+    assert [item.release.name for item in history] == ["2.15", "2.16"]
+    assert history[1].environment["tensorflow"] == "2.16.9"
+    assert history[1].results["releases"].environment["utc_time"].startswith("2026-02-01")
+
+
+# ---------------------------------------------------------------- CI
+
+
+def test_the_history_workflow_runs_one_job_per_release_and_merges_them():
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "history.yml").read_text())
+    matrix = workflow["jobs"]["release"]["strategy"]["matrix"]["release"]
+    assert matrix == [release.name for release in ALL_RELEASES]
+    assert workflow["jobs"]["release"]["strategy"]["fail-fast"] is False
+    merge_steps = " ".join(step.get("run", "") for step in workflow["jobs"]["merge"]["steps"])
+    assert "tfspeedlab merge" in merge_steps
+
+
+# ---------------------------------------------------------------- one real older release (opt-in)
+
+
+@pytest.mark.skipif(os.environ.get("TFSPEEDLAB_SLOW_HISTORY") != "1",
+                    reason="downloads TensorFlow 2.12 (about 200 MB); set TFSPEEDLAB_SLOW_HISTORY=1")
+def test_a_real_older_release_builds_and_runs(tmp_path):
+    out = tmp_path / "results"
+    code = main(["history", "--tf", "2.12", "--quick", "--out", str(out)])
+    assert code == 0
+    [item] = load_history(out, "cpu")
+    assert item.environment["tensorflow"].startswith("2.12.") and item.environment["keras"].startswith("2.12")
+    assert item.results["releases"].environment["tensorflow"].startswith("2.12.")

@@ -1,0 +1,61 @@
+"""The tables of the release-history page: a workload's times per release, the material changes
+between consecutive releases, and what each release's environment installed."""
+
+from __future__ import annotations
+
+from tfspeedlab.analysis import history as trends
+from tfspeedlab.analysis import intervals
+from tfspeedlab.analysis.summary import format_change
+from tfspeedlab.results.history import ReleaseResults
+from tfspeedlab.site.markdown import LEFT, Markdown, code, italic, table
+from tfspeedlab.units import format_time
+
+
+
+def trend_table(history: list[ReleaseResults], example: str, workload: str) -> Markdown:
+    """Modes × releases: each cell the time per call (10th percentile of all blocks); the last
+    column the newest release against the oldest that measured the mode."""
+    releases = [item.release for item in history]
+    rows = []
+    for mode, label in trends.workload_groups(history, example)[workload].items():
+        measured = dict(trends.measured(history, example, label))
+        cells = [format_time(intervals.estimate_s(measured[release])) if release in measured else "—"
+                 for release in releases]
+        first, last = min(measured), max(measured)
+        change = (format_change(intervals.ratio(measured[last], measured[first])) if first != last else "—")
+        rows.append([trends.mode_label(history, example, label, mode), *cells, change])
+    span = f"{releases[-1].name} vs {releases[0].name}" if releases else "change"
+    return table(["Mode", *[release.name for release in releases], span], rows)
+
+
+def changes_table(history: list[ReleaseResults], example: str) -> Markdown:
+    steps = trends.material_steps(history, example)
+    if not steps:
+        return Markdown(italic(f"No case changed by {trends.MATERIAL_CHANGE:.2f}× or more, with its interval "
+                               "clear of 1, between consecutive releases."))
+    rows = [[step.case, f"{step.before.name} → {step.after.name}", format_time(step.old_s), format_time(step.new_s),
+             format_change(step.change)] for step in steps]
+    return table(["Case", "Releases", "Before", "After", "Change [95% interval]"], rows,
+                 [LEFT, LEFT, "--:", "--:", LEFT])
+
+
+def environments_table(history: list[ReleaseResults], example: str) -> Markdown:
+    rows = []
+    for item in history:
+        record = item.environment or {}
+        results = item.results.get(example)
+        if item.environment_failure is not None and results is None:
+            outcome = f"environment failed: {item.environment_failure.get('error', 'unknown error').splitlines()[0]}"
+        elif example in item.failures:
+            outcome = f"failed: {item.failures[example].splitlines()[0]}"
+        elif results is None:
+            outcome = "not run"
+        else:
+            skipped = results.params.get("not_run") or {}
+            outcome = "measured" + (f"; not run: {', '.join(sorted(skipped))}" if skipped else "")
+        measured = results.environment["utc_time"][:10] if results is not None else "—"
+        rows.append([item.release.name, *(code(record[name]) if record.get(name) else "—" for name in
+                                          ("tensorflow", "keras", "tf_keras", "numpy")),
+                     (record.get("resolved_at") or "—")[:10], measured, outcome])
+    return table(["Release", "TensorFlow", "Keras", "tf-keras", "NumPy", "Packages as of", "Measured", "Outcome"],
+                 rows, [LEFT] * 8)
