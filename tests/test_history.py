@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -17,16 +18,23 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import synthetic_results
+from conftest import build_site, site_results, synthetic_results
 from tfspeedlab.analysis import history as trends
+from tfspeedlab.analysis import intervals
 from tfspeedlab.cli import main
-from tfspeedlab.history import environments
-from tfspeedlab.history.releases import ALL_RELEASES, Release, UnknownReleaseError, parse_selection
+from tfspeedlab.run import environments
+from tfspeedlab.spec.releases import ALL_RELEASES, Release, UnknownReleaseError, parse_selection
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.results.history import ENVIRONMENT_FAILURE, ENVIRONMENT_RECORD, load_history, release_folder
 from tfspeedlab.results.merge import merge_results
+from tfspeedlab.results.pool import PoolError, pool
 from tfspeedlab.results.schema import CaseResult, ResultsFile, ResultsFileError, to_dict
 from tfspeedlab.results.store import write_json_atomic
+from tfspeedlab.run.catalog import ExampleScript
+from tfspeedlab.site import history_tables
+from tfspeedlab.site.history_directives import chart_uri
+from tfspeedlab.spec.layout import Grid
+from tfspeedlab.units import format_time
 
 REPO = Path(__file__).resolve().parent.parent
 INSTALLED = Release(*(int(part) for part in __import__("tensorflow").__version__.split(".")[:2]))
@@ -272,8 +280,6 @@ def _release_results(factor: float, utc: str = "2026-01-01T00:00:00+00:00") -> R
     samples = tuple(1e-3 * factor * (1 + 0.001 * i) for i in range(30))
     cases = (CaseResult("graph", {"mode": "graph", "workload": "ops"}, (Measurement(samples, 10, 0.05, "test"),
                                                                        Measurement(samples, 10, 0.05, "test"))),)
-    from tfspeedlab.spec.layout import Grid
-
     return ResultsFile("releases", "Releases", "cpu", False, {}, {**base.environment, "utc_time": utc}, cases,
                        layout=Grid(rows="mode", columns="workload"))
 
@@ -293,6 +299,19 @@ def test_a_doubled_time_between_releases_is_a_material_change_and_equal_times_ar
     assert step.change.low > 1.9 and step.change.high < 2.1
     assert [s.significant for s in trends.steps(history, "releases")] == [False, True]
     assert trends.workload_groups(history, "releases") == {"ops": {"graph": "graph"}}
+
+
+def test_releases_measured_on_different_cpu_models_are_not_compared(tmp_path):
+    _history_tree(tmp_path, {"2.15": 1.0, "2.16": 2.0})
+    path = release_folder(tmp_path, "cpu", Release(2, 16)) / "releases.json"
+    results = _release_results(2.0)
+    write_json_atomic(path, to_dict(ResultsFile(**{**results.__dict__, "source": None,
+                                                   "environment": {**results.environment, "cpu_model": "Other"}})))
+    history = load_history(tmp_path, "cpu")
+    assert trends.steps(history, "releases") == []
+    assert "not compared (different CPUs)" in history_tables.trend_table(history, "releases", "ops")
+    with pytest.raises(ValueError, match="different CPU models"):
+        trends.across(history, "releases", "graph", Release(2, 15), Release(2, 16))
 
 
 def test_history_folders_that_name_no_release_and_linked_records_are_refused(tmp_path):
@@ -328,6 +347,113 @@ def test_merge_brings_each_release_with_its_environment_newest_run_winning(tmp_p
     assert [item.release.name for item in history] == ["2.15", "2.16"]
     assert history[1].environment["tensorflow"] == "2.16.9"
     assert history[1].results["releases"].environment["utc_time"].startswith("2026-02-01")
+
+
+def test_two_passes_measure_each_release_twice_and_pool_its_processes(tmp_path, capsys):
+    out, envs = tmp_path / "results", tmp_path / "envs"
+    older = Release(2, INSTALLED.minor - 1)
+    _installed_environment(envs, older)
+    _installed_environment(envs, INSTALLED)
+    examples = _examples(tmp_path, tiny=TINY_EXAMPLE)
+
+    code = main(["--examples", str(examples), "history", "tiny", "--tf", f"{older.name},{INSTALLED.name}",
+                 "--quick", "--passes", "2", "--out", str(out), "--envs", str(envs)])
+
+    assert code == 0
+    order = re.findall(r"\] TensorFlow (2\.\d+), pass (\d)/2", capsys.readouterr().err)
+    # The second pass runs the releases in the opposite order.
+    assert order == [(older.name, "1"), (INSTALLED.name, "1"), (INSTALLED.name, "2"), (older.name, "2")]
+    for item in load_history(out, "cpu"):
+        results = item.results["tiny"]
+        assert len(results.case("add").runs) == 2  # one quick process from each pass
+        assert len(results.environment["sittings"]) == 2
+
+
+def test_pool_joins_two_sittings_of_the_same_code_and_refuses_others(tmp_path):
+    first, second = _release_results(1.0), _release_results(1.2, "2026-01-01T01:00:00+00:00")
+    pooled = pool(first, second)
+    assert len(pooled.case("graph").runs) == 4
+    assert pooled.environment["sittings"] == ["2026-01-01T00:00:00+00:00", "2026-01-01T01:00:00+00:00"]
+    other_code = ResultsFile(**{**second.__dict__, "environment": {**second.environment, "git_commit": "abc"}})
+    with pytest.raises(PoolError, match="git_commit"):
+        pool(first, other_code)
+    assert main(["pool", str(tmp_path / "a"), str(tmp_path / "b"), "--into", str(tmp_path / "c")]) == 2
+
+
+def test_pool_trees_pool_history_files_with_their_environment(tmp_path):
+    _history_tree(tmp_path / "a", {"2.15": 1.0, "2.16": 1.0})
+    _history_tree(tmp_path / "b", {"2.16": 1.0})
+    assert main(["pool", str(tmp_path / "a"), str(tmp_path / "b"), "--into", str(tmp_path / "c")]) == 0
+    [item] = load_history(tmp_path / "c", "cpu")
+    assert item.release.name == "2.16" and len(item.results["releases"].case("graph").runs) == 4
+    assert item.environment["release"] == "2.16"
+
+
+# ---------------------------------------------------------------- the releases example
+
+
+def test_a_mode_a_release_cannot_run_is_left_out_and_named_with_its_reason(monkeypatch):
+    module = ExampleScript("releases", REPO / "examples" / "releases.py").load()
+    monkeypatch.setattr(module, "tf1_style_missing", lambda: "needs the tf-keras package")
+    workload = module.workload(quick=True)
+    labels = [case.label for case in workload.cases]
+    assert not [label for label in labels if "TF1-style" in label]
+    assert workload.params["not_run"] == {"tiny model · TF1-style train_on_batch": "needs the tf-keras package",
+                                          "small model · TF1-style train_on_batch": "needs the tf-keras package"}
+    assert "tiny model · train_on_batch" in labels
+
+
+def test_the_environment_table_says_which_modes_a_release_did_not_run(tmp_path):
+    _history_tree(tmp_path, {"2.16": 1.0})
+    path = release_folder(tmp_path, "cpu", Release(2, 16)) / "releases.json"
+    results = _release_results(1.0)
+    write_json_atomic(path, to_dict(ResultsFile(**{**results.__dict__, "params": {"not_run": {"x · TF1-style": "r"}},
+                                                   "source": None})))
+    table = history_tables.environments_table(load_history(tmp_path, "cpu"), "releases")
+    assert "measured; not run: x · TF1-style" in table
+
+
+# ---------------------------------------------------------------- the page
+
+
+def test_the_release_page_without_a_history_says_not_yet_measured(quick_site):
+    page = (quick_site / "releases" / "index.html").read_text()
+    assert "Not yet measured on CPU" in page and "Not yet measured on GPU" in page
+    assert "tfspeedlab history --runner gpu" in page
+    assert "{{" not in page
+
+
+def test_the_release_page_shows_every_committed_release_with_its_figures(committed_site):
+    history = load_history(REPO / "results", "cpu")
+    assert len([item for item in history if "releases" in item.results]) >= 8
+    page = (committed_site / "releases" / "index.html").read_text()
+    for item in history:
+        assert f"<code>{item.environment['tensorflow']}</code>" in page
+        results = item.results["releases"]
+        # Every release's time of one case reaches its trend table.
+        assert format_time(intervals.estimate_s(results.case("training step · train_on_batch"))) in page
+    for workload in trends.workload_groups(history, "releases"):
+        for theme in ("light", "dark"):
+            chart = committed_site / chart_uri("cpu", "releases", workload, theme)
+            assert chart.read_text().startswith("<?xml"), chart
+    assert "Not yet measured on GPU" in page  # no GPU history until a GPU runner measures one
+
+
+def test_the_listing_threshold_stays_above_the_drift_between_passes_of_the_committed_history():
+    # The page says smaller changes may be the machine's: that holds only while the threshold is
+    # above the largest median move of one release between its two passes.
+    drift = trends.largest_drift(load_history(REPO / "results", "cpu"), "releases")
+    assert drift is not None and drift < trends.MATERIAL_CHANGE
+
+
+def test_a_malformed_history_file_stops_the_build_naming_it(quick_results, tmp_path):
+    results = site_results(quick_results, tmp_path / "results")
+    record = release_folder(results, "cpu", Release(2, 15)) / ENVIRONMENT_RECORD
+    record.parent.mkdir(parents=True)
+    record.write_text("{not json")
+    completed = build_site(results, tmp_path / "site")
+    assert completed.returncode != 0
+    assert "malformed history file" in completed.stderr and "environment.json" in completed.stderr
 
 
 # ---------------------------------------------------------------- CI

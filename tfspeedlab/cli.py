@@ -1,4 +1,4 @@
-"""``tfspeedlab run | history | list | env | merge | compare``."""
+"""``tfspeedlab run | history | list | env | merge | pool | compare``."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ from pathlib import Path
 
 from tfspeedlab.analysis.compare import CompareError, compare
 from tfspeedlab.analysis.summary import format_interval
-from tfspeedlab.history import environments
-from tfspeedlab.history.releases import UnknownReleaseError, parse_selection
-from tfspeedlab.history.run import HistoryInterrupted, HistoryOptions, run_history
+from tfspeedlab.run import environments
+from tfspeedlab.spec.releases import UnknownReleaseError, parse_selection
+from tfspeedlab.run.history import HistoryInterrupted, HistoryOptions, run_history
 from tfspeedlab.results.history import release_folder
 from tfspeedlab.results.merge import MergeError, merge_results
+from tfspeedlab.results.pool import PoolError, pool_trees
 from tfspeedlab.results.schema import ResultsFileError
 from tfspeedlab.results import artifacts
 from tfspeedlab.run import catalog, launch, machine, supervisor
@@ -82,12 +83,25 @@ def _parser() -> argparse.ArgumentParser:
     history.add_argument("--envs", type=Path, default=None, metavar="DIR",
                          help=f"where the environments are kept (default: ${environments.ENVS_VARIABLE} "
                               "or ~/.cache/tfspeedlab/envs)")
+    history.add_argument("--passes", type=_positive, default=1, metavar="N",
+                         help="measure every release N times, the order reversed each pass, and pool each "
+                              "release's processes: a slow stretch of the machine then falls on several "
+                              "releases' intervals instead of shifting one release (default: 1)")
     history.add_argument("--processes", type=_positive, metavar="N", help="as for run")
     history.add_argument("--timeout", type=_positive, metavar="SECONDS", help="per example, as for run")
     history.set_defaults(handler=_history)
 
     listing = commands.add_parser("list", help="list the examples")
     listing.set_defaults(handler=_list)
+
+    pooling = commands.add_parser(
+        "pool", help="pool two sittings of the same examples (same code, same software): each case's "
+                     "processes from both in one file, so its interval covers the machine's drift")
+    pooling.add_argument("first", type=Path, metavar="FIRST", help="a results root")
+    pooling.add_argument("second", type=Path, metavar="SECOND", help="a results root measured later")
+    pooling.add_argument("--into", type=Path, required=True, metavar="DIR",
+                         help="results root to write the pooled files into (may be FIRST or SECOND)")
+    pooling.set_defaults(handler=_pool)
 
     env = commands.add_parser("env", help="print the environment a run would record")
     env.set_defaults(handler=_env)
@@ -131,7 +145,8 @@ def _history(options: argparse.Namespace) -> int:
     history_options = HistoryOptions(
         examples=list(names), runner=options.runner, out=options.out,
         envs_dir=options.envs or environments.default_envs_dir(), quick=options.quick,
-        processes=options.processes, timeout_s=options.timeout, examples_dir=options.examples)
+        processes=options.processes, timeout_s=options.timeout, examples_dir=options.examples,
+        passes=options.passes)
     started = time.perf_counter()
 
     def log(line: str) -> None:
@@ -145,7 +160,8 @@ def _history(options: argparse.Namespace) -> int:
     print(f"\nhistory ({time.perf_counter() - started:.1f} s):", file=sys.stderr)
     for outcome in outcomes:
         folder = release_folder(options.out, options.runner, outcome.release)
-        print(f"  TensorFlow {outcome.release.name}: {outcome.status} in {outcome.seconds:.1f} s → {folder}",
+        sitting = f" (pass {outcome.pass_number})" if options.passes > 1 else ""
+        print(f"  TensorFlow {outcome.release.name}{sitting}: {outcome.status} in {outcome.seconds:.1f} s → {folder}",
               file=sys.stderr)
     if any(outcome.status == "interrupted" for outcome in outcomes):
         return EXIT_INTERRUPTED
@@ -184,6 +200,20 @@ def _merge(options: argparse.Namespace) -> int:
     for path in report.ignored:
         print(f"ignored {path} (a failure record, not results)")
     print(f"{len(report.written)} written, {len(report.unchanged)} already up to date")
+    return 0
+
+
+def _pool(options: argparse.Namespace) -> int:
+    try:
+        report = pool_trees(options.first, options.second, options.into)
+    except (PoolError, ResultsFileError) as error:
+        print(f"tfspeedlab: error: {error}; nothing was written", file=sys.stderr)
+        return EXIT_USAGE
+    for path in report.written:
+        print(f"wrote {path}")
+    for path in report.only_in_one:
+        print(f"skipped {path} (not in both sittings)")
+    print(f"{len(report.written)} pooled")
     return 0
 
 

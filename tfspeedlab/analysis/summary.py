@@ -71,15 +71,16 @@ def format_time_ratio(found: intervals.Ratio) -> str:
     return format_ratio(found.value)
 
 
-def format_change(found: intervals.Ratio) -> str:
-    """A new time against an old one (new ÷ old), as a change with its interval: ``2.10× faster
-    [1.92–2.31×]``, ``1.52× slower [1.41–1.63×]``, or ``no clear change (1.02×, 0.97–1.08×)``."""
+def format_change(found: intervals.Ratio, unclear: str = "no clear change") -> str:
+    """A time against a reference (time ÷ reference), in words with its interval: ``2.10× faster
+    [1.92–2.31×]``, ``1.52× slower [1.41–1.63×]``, or ``no clear change (1.02×, 0.97–1.08×)`` when the
+    interval spans 1 (``unclear`` names that case: "not clearly different" between two cases)."""
     if found.high < 1:
         return (f"{format_ratio(1 / found.value)}\u00a0faster "
                 f"[{format_significant(1 / found.high, 3)}–{format_ratio(1 / found.low)}]")
     if found.low > 1:
         return f"{format_ratio(found.value)}\u00a0slower [{format_interval(found)}]"
-    return f"no clear change ({format_ratio(found.value)}, {format_interval(found)})"
+    return f"{unclear} ({format_ratio(found.value)}, {format_interval(found)})"
 
 
 def noisy_mark(measurement: Timing) -> str:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tfspeedlab.history.releases import Release, release_from_folder
+from tfspeedlab.spec.releases import Release, release_from_folder
 from tfspeedlab.results.schema import FAILURE_SUFFIX, MAX_FILE_BYTES, ResultsFile, ResultsFileError
 from tfspeedlab.results.store import check_placement, load_failure, load_results
 

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from tfspeedlab.results import artifacts
-from tfspeedlab.history.releases import release_from_folder
+from tfspeedlab.spec.releases import release_from_folder
 from tfspeedlab.results.history import ENVIRONMENT_RECORD, HISTORY_FOLDER, history_dir, read_record
 from tfspeedlab.results.schema import (
     FAILURE_SUFFIX,

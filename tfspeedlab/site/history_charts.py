@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 from matplotlib import ticker
 
 from tfspeedlab.analysis import history as trends
-from tfspeedlab.history.releases import KERAS_3_FROM, Release
+from tfspeedlab.spec.releases import KERAS_3_FROM, Release
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.site.charts import (
     FIGURE_WIDTH_IN,

@@ -6,8 +6,15 @@
     Runner tabs: every material change between consecutive releases, largest first.
 ``{{ history_environments NAME }}``
     Runner tabs: what each release's environment installed, and how its run ended.
+``{{ history_sittings NAME }}``
+    Runner tabs: per release measured in two passes, how far its cases moved between them.
+``{{ history_drift NAME }}``, ``{{ history_threshold }}``
+    The largest median move of one release's cases between its two passes (``1.18×``), and
+    the smallest change the changes table lists (``1.25×``).
 ``{{ history_change NAME CASE FROM TO }}``
     One case from release FROM to release TO: ``1.52× slower [1.41–1.63×]``.
+``{{ history_versus NAME CASE OTHER RELEASE }}``
+    Two cases on one release, CASE's time against OTHER's: ``4.27× slower [3.90–4.61×]``.
 ``{{ history_time NAME CASE RELEASE }}``
     One case's time on one release.
 ``{{ history_span NAME }}``
@@ -22,21 +29,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Protocol
 
 from tfspeedlab.analysis import history as trends
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.summary import format_change
-from tfspeedlab.history.releases import ALL_RELEASES, parse_selection
+from tfspeedlab.spec.releases import ALL_RELEASES, parse_selection
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import MissingCaseError
 from tfspeedlab.site import history_tables, markdown
 from tfspeedlab.site.charts import THEMES
 from tfspeedlab.site.runners import RUNNER_TITLES, runner_tabs
-from tfspeedlab.units import format_time
+from tfspeedlab.units import format_ratio, format_time
 
-if TYPE_CHECKING:
-    from tfspeedlab.site.directives import Context
+
+
+class Context(Protocol):
+    """What these directives read of ``directives.Context`` (which imports this module)."""
+
+    history: dict[str, list[ReleaseResults]]
+    results_root: Path
+
+    def relative(self, uri: str) -> str: ...
 
 HISTORY_CHART_DIR = "assets/results/{runner}/history"
 
@@ -100,6 +115,21 @@ def history_environments(context: Context, example: str) -> str:
     return _history_tabs(context, lambda runner, history: history_tables.environments_table(history, example))
 
 
+def history_sittings(context: Context, example: str) -> str:
+    return _history_tabs(context, lambda runner, history: history_tables.sittings_table(history, example))
+
+
+def history_drift(context: Context, example: str, *, runner: str = "cpu") -> str:
+    drift = trends.largest_drift(_history(context, runner), example)
+    if drift is None:
+        raise HistoryDirectiveError(f"no release of {example} was measured in two passes")
+    return format_ratio(drift)
+
+
+def history_threshold(context: Context) -> str:
+    return format_ratio(trends.MATERIAL_CHANGE)
+
+
 def history_change(context: Context, example: str, case: str, before: str, after: str, *, runner: str = "cpu") -> str:
     history = _history(context, runner)
     try:
@@ -107,6 +137,17 @@ def history_change(context: Context, example: str, case: str, before: str, after
     except KeyError:
         raise HistoryDirectiveError(f"{example} · {case!r} was not measured on both {before} and {after}") from None
     return format_change(found)
+
+
+def history_versus(context: Context, example: str, case: str, other: str, release: str, *,
+                   runner: str = "cpu") -> str:
+    history = _history(context, runner)
+    wanted = _release(release)
+    found = {label: dict(trends.measured(history, example, label)).get(wanted) for label in (case, other)}
+    if None in found.values():
+        missing = [label for label, result in found.items() if result is None]
+        raise HistoryDirectiveError(f"{example} · {missing} not measured on {release}")
+    return format_change(intervals.ratio(found[case], found[other]), unclear="not clearly different")
 
 
 def history_time(context: Context, example: str, case: str, release: str, *, runner: str = "cpu") -> str:
@@ -119,17 +160,27 @@ def history_time(context: Context, example: str, case: str, release: str, *, run
 
 
 def history_span(context: Context, example: str, *, runner: str = "cpu") -> str:
-    measured = [item.release for item in _history(context, runner) if example in item.results]
+    """Which releases were measured, and on how many CPU models (releases measured on different
+    ones are not compared)."""
+    history = _history(context, runner)
+    measured = [item.release for item in history if example in item.results]
     if not measured:
         return f"none of the {len(ALL_RELEASES)} releases"
-    return f"{len(measured)} of {len(ALL_RELEASES)} releases ({measured[0].name} to {measured[-1].name})"
+    cpus = sorted({trends.cpu_of(history, example, release) or "an unknown CPU" for release in measured})
+    where = (f"all on one CPU model ({markdown.text(cpus[0])})" if len(cpus) == 1 else
+             f"on {len(cpus)} CPU models (releases measured on different ones are not compared)")
+    return f"{len(measured)} of {len(ALL_RELEASES)} releases ({measured[0].name} to {measured[-1].name}), {where}"
 
 
 HISTORY_DIRECTIVES = {
     "history_trend": history_trend,
     "history_changes": history_changes,
     "history_environments": history_environments,
+    "history_sittings": history_sittings,
+    "history_drift": history_drift,
+    "history_threshold": history_threshold,
     "history_change": history_change,
     "history_time": history_time,
+    "history_versus": history_versus,
     "history_span": history_span,
 }

@@ -8,7 +8,7 @@ from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.summary import format_change
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.site.markdown import LEFT, Markdown, code, italic, table
-from tfspeedlab.units import format_time
+from tfspeedlab.units import format_ratio, format_time
 
 
 
@@ -22,7 +22,9 @@ def trend_table(history: list[ReleaseResults], example: str, workload: str) -> M
         cells = [format_time(intervals.estimate_s(measured[release])) if release in measured else "—"
                  for release in releases]
         first, last = min(measured), max(measured)
-        change = (format_change(intervals.ratio(measured[last], measured[first])) if first != last else "—")
+        same_cpu = trends.cpu_of(history, example, first) == trends.cpu_of(history, example, last)
+        change = (format_change(intervals.ratio(measured[last], measured[first])) if first != last and same_cpu
+                  else "—" if same_cpu else "not compared (different CPUs)")
         rows.append([trends.mode_label(history, example, label, mode), *cells, change])
     span = f"{releases[-1].name} vs {releases[0].name}" if releases else "change"
     return table(["Mode", *[release.name for release in releases], span], rows)
@@ -31,7 +33,7 @@ def trend_table(history: list[ReleaseResults], example: str, workload: str) -> M
 def changes_table(history: list[ReleaseResults], example: str) -> Markdown:
     steps = trends.material_steps(history, example)
     if not steps:
-        return Markdown(italic(f"No case changed by {trends.MATERIAL_CHANGE:.2f}× or more, with its interval "
+        return Markdown(italic(f"No case changed by {format_ratio(trends.MATERIAL_CHANGE)} or more, with its interval "
                                "clear of 1, between consecutive releases."))
     rows = [[step.case, f"{step.before.name} → {step.after.name}", format_time(step.old_s), format_time(step.new_s),
              format_change(step.change)] for step in steps]
@@ -59,3 +61,13 @@ def environments_table(history: list[ReleaseResults], example: str) -> Markdown:
                      (record.get("resolved_at") or "—")[:10], measured, outcome])
     return table(["Release", "TensorFlow", "Keras", "tf-keras", "NumPy", "Packages as of", "Measured", "Outcome"],
                  rows, [LEFT] * 8)
+
+
+def sittings_table(history: list[ReleaseResults], example: str) -> Markdown:
+    """Per release measured twice: how many cases differ between the sittings, and by how much."""
+    shifts = trends.sitting_shifts(history, example)
+    if not shifts:
+        return Markdown(italic("Every release was measured in one sitting."))
+    rows = [[shift.release.name, f"{shift.differing} of {shift.cases}", format_ratio(shift.median_change)]
+            for shift in shifts]
+    return table(["Release", "Cases that differ between the passes", "Median second ÷ first"], rows)

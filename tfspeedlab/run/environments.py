@@ -29,7 +29,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from tfspeedlab.history.releases import Release, tensorflow_distribution
+from tfspeedlab.spec.releases import Release, tensorflow_distribution
 from tfspeedlab.results.store import write_json_atomic
 from tfspeedlab.run.machine import utc_now
 

@@ -18,13 +18,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import tfspeedlab
-from tfspeedlab.history import environments
-from tfspeedlab.history.environments import EnvironmentBuildError
-from tfspeedlab.history.releases import Release
+from tfspeedlab.run import environments
+from tfspeedlab.run.environments import EnvironmentBuildError
+from tfspeedlab.spec.releases import Release
 from tfspeedlab.results.history import ENVIRONMENT_FAILURE, ENVIRONMENT_RECORD, history_dir, release_folder
-from tfspeedlab.results.schema import FAILURE_SUFFIX
-from tfspeedlab.results.store import write_json_atomic
+from tfspeedlab.results.pool import pool
+from tfspeedlab.results.schema import FAILURE_SUFFIX, to_dict
+from tfspeedlab.results.store import MAX_FAILURE_TEXT, load_results, write_json_atomic
 from tfspeedlab.run.machine import utc_now
 
 # Hidden (a leading dot): readers of the history tree skip a run in progress.
@@ -41,6 +41,9 @@ class HistoryOptions:
     processes: int | None = None
     timeout_s: float | None = None
     examples_dir: Path | None = None
+    # Sittings per release, in alternating order (2.12 … 2.21, then 2.21 … 2.12), pooled: a release
+    # timed in one slow stretch of the machine would otherwise carry it into every comparison.
+    passes: int = 1
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,7 @@ class ReleaseOutcome:
     release: Release
     status: str  # "ok", "environment failed: …", "failed (exit 1)", "interrupted"
     seconds: float
+    pass_number: int = 1
 
     @property
     def ok(self) -> bool:
@@ -62,28 +66,33 @@ class HistoryInterrupted(KeyboardInterrupt):
 
 def run_history(releases: list[Release], options: HistoryOptions,
                 log: Callable[[str], None] = print) -> list[ReleaseOutcome]:
-    """Every release in turn; ``HistoryInterrupted`` (with what was done) on Ctrl-C."""
+    """Every release in turn, ``options.passes`` times; ``HistoryInterrupted`` (with what was done) on Ctrl-C."""
     outcomes: list[ReleaseOutcome] = []
-    for number, release in enumerate(releases, start=1):
-        log(f"[{number}/{len(releases)}] TensorFlow {release.name}")
-        started = time.monotonic()
-        try:
-            status = _run_release(release, options, log)
-        except KeyboardInterrupt:
-            outcomes.append(ReleaseOutcome(release, "interrupted", time.monotonic() - started))
-            raise HistoryInterrupted(outcomes) from None
-        outcomes.append(ReleaseOutcome(release, status, time.monotonic() - started))
+    total = len(releases) * options.passes
+    for pass_number in range(1, options.passes + 1):
+        order = releases if pass_number % 2 else releases[::-1]
+        for release in order:
+            sitting = f", pass {pass_number}/{options.passes}" if options.passes > 1 else ""
+            log(f"[{len(outcomes) + 1}/{total}] TensorFlow {release.name}{sitting}")
+            started = time.monotonic()
+            try:
+                status = _run_release(release, options, log, pool_with_earlier=pass_number > 1)
+            except KeyboardInterrupt:
+                outcomes.append(ReleaseOutcome(release, "interrupted", time.monotonic() - started, pass_number))
+                raise HistoryInterrupted(outcomes) from None
+            outcomes.append(ReleaseOutcome(release, status, time.monotonic() - started, pass_number))
     return outcomes
 
 
-def _run_release(release: Release, options: HistoryOptions, log: Callable[[str], None]) -> str:
+def _run_release(release: Release, options: HistoryOptions, log: Callable[[str], None],
+                 pool_with_earlier: bool = False) -> str:
     target = release_folder(options.out, options.runner, release)
     try:
         environment = environments.ensure(release, options.runner, options.envs_dir, log)
     except EnvironmentBuildError as error:
         write_json_atomic(target / ENVIRONMENT_FAILURE, {
             "release": release.name, "requirements": release.requirements(options.runner),
-            "error": str(error), "utc_time": utc_now()})
+            "error": str(error)[-MAX_FAILURE_TEXT:], "utc_time": utc_now()})
         log(f"  TensorFlow {release.name}: no environment: {error}")
         return f"environment failed: {str(error).splitlines()[0]}"
     log(f"  TensorFlow {environment.record.get('tensorflow')}, Keras {environment.record.get('keras')}, "
@@ -94,7 +103,7 @@ def _run_release(release: Release, options: HistoryOptions, log: Callable[[str],
         code = _run_child(environment, options, staging)
     finally:
         # Whatever the child finished is kept, even on Ctrl-C; the rest of the staging goes.
-        moved = _publish(staging / options.runner, target)
+        moved = _publish(staging / options.runner, target, pool_with_earlier)
         if moved:
             write_json_atomic(target / ENVIRONMENT_RECORD, environment.record)
             (target / ENVIRONMENT_FAILURE).unlink(missing_ok=True)
@@ -112,7 +121,7 @@ def _run_child(environment: environments.Environment, options: HistoryOptions, s
     if options.timeout_s:
         command += ["--timeout", f"{options.timeout_s:g}"]
     # The environment has TensorFlow and NumPy but not this package: it comes from this checkout.
-    package_root = str(Path(tfspeedlab.__file__).resolve().parent.parent)
+    package_root = str(Path(__file__).resolve().parents[2])  # the folder holding tfspeedlab/
     path = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
     child = subprocess.Popen(command, env={**os.environ, "PYTHONPATH": path})
     try:
@@ -127,19 +136,29 @@ def _examples_option(options: HistoryOptions) -> list[str]:
     return ["--examples", str(options.examples_dir)] if options.examples_dir else []
 
 
-def _publish(source: Path, target: Path) -> list[Path]:
-    """Move every results and failure file (and traces folder) the child wrote into ``target``."""
+def _publish(source: Path, target: Path, pool_with_earlier: bool = False) -> list[Path]:
+    """Move every results and failure file (and traces folder) the child wrote into ``target``; a
+    later pass's results file is pooled with the one an earlier pass of this run left there."""
     if not source.is_dir():
         return []
     moved = []
     target.mkdir(parents=True, exist_ok=True)
     for path in sorted(source.iterdir()):
         destination = target / path.name
+        if pool_with_earlier and destination.is_file() and _is_results(path):
+            write_json_atomic(destination, to_dict(pool(load_results(destination), load_results(path))))
+            path.unlink()
+            moved.append(destination)
+            continue
         if path.is_dir():
             shutil.rmtree(destination, ignore_errors=True)
         os.replace(path, destination)
         moved.append(destination)
-        if path.name.endswith(".json") and not path.name.endswith(FAILURE_SUFFIX):
+        if _is_results(path):
             # A results file supersedes the failure record of an earlier run of its example.
             (target / path.name.replace(".json", FAILURE_SUFFIX)).unlink(missing_ok=True)
     return moved
+
+
+def _is_results(path: Path) -> bool:
+    return path.suffix == ".json" and not path.name.endswith(FAILURE_SUFFIX)

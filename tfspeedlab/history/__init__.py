@@ -1,1 +1,0 @@
-"""The same examples on every TensorFlow release: one environment per release, one results folder each."""

@@ -1,0 +1,104 @@
+"""Pool two sittings of the same examples: each case's processes from both, in one results file.
+
+A case is a set of runs, one per fresh process. Two sittings of the same code
+on the same machine are more processes of it, taken at two times: pooled, the
+case's interval covers how far the machine moved between them. This matters
+for the release history, where each release is timed at its own time of the
+sitting: measured once, a release that fell in a slow quarter of an hour
+carried it into every comparison with its neighbours (a re-run of one release
+moved nearly all of its cases the same way). ``tfspeedlab history --passes 2`` measures every
+release twice, in opposite orders, and pools the two; ``tfspeedlab pool``
+does the same with two results trees measured apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from tfspeedlab.results.history import ENVIRONMENT_RECORD, read_record
+from tfspeedlab.results.schema import FAILURE_SUFFIX, RUNNERS, ResultsFile, to_dict
+from tfspeedlab.results.store import check_placement, load_results, write_json_atomic
+
+# Environment fields that must agree for two sittings to be the same code on the same software.
+SAME_ENVIRONMENT = ("git_commit", "tensorflow", "keras", "tf_keras", "numpy", "python", "cpu_model")
+
+
+class PoolError(ValueError):
+    """Two files that are not two sittings of the same measurement."""
+
+
+def pool(first: ResultsFile, second: ResultsFile) -> ResultsFile:
+    """``second`` with every case's runs preceded by ``first``'s (PoolError where they differ)."""
+    where = f"{first.source or first.example} and {second.source or second.example}"
+    for name in ("example", "runner", "quick"):
+        if getattr(first, name) != getattr(second, name):
+            raise PoolError(f"{where}: their {name} differs")
+    for name in SAME_ENVIRONMENT:
+        if first.environment.get(name) != second.environment.get(name):
+            raise PoolError(f"{where}: environment.{name} differs ({first.environment.get(name)!r} vs "
+                            f"{second.environment.get(name)!r}); pool only sittings of the same code and software")
+    if [case.label for case in first.cases] != [case.label for case in second.cases]:
+        raise PoolError(f"{where}: their cases differ")
+    cases = tuple(replace(case, runs=first.case(case.label).runs + case.runs) for case in second.cases)
+    sittings = [*first.environment.get("sittings", [first.environment["utc_time"]]), second.environment["utc_time"]]
+    environment = {**second.environment, "sittings": sittings}
+    # Where each sitting's runs start, when every case has the same number per sitting (so that a
+    # page can compare the sittings): [3, 3] for two sittings of three processes.
+    counts = [_runs_per_case(first, "sitting_runs"), _runs_per_case(second, "sitting_runs")]
+    if None not in counts:
+        environment["sitting_runs"] = [*counts[0], *counts[1]]
+    return replace(second, cases=cases, environment=environment)
+
+
+def _runs_per_case(results: ResultsFile, field_name: str) -> list[int] | None:
+    """The runs of each sitting already pooled in ``results``, or of its one sitting; None when its
+    cases have different numbers of runs."""
+    if field_name in results.environment:
+        return list(results.environment[field_name])
+    counts = {len(case.runs) for case in results.cases}
+    return [counts.pop()] if len(counts) == 1 else None
+
+
+@dataclass
+class PoolReport:
+    written: list[Path] = field(default_factory=list)
+    only_in_one: list[Path] = field(default_factory=list)
+
+
+def pool_trees(first: Path, second: Path, into: Path) -> PoolReport:
+    """Every results file found at the same place under both roots (``<runner>/<example>.json`` and
+    ``<runner>/history/tf-<release>/<example>.json``), pooled into ``into`` at that place; a release's
+    environment record comes along. Everything is checked before anything is written."""
+    report, pooled = PoolReport(), []
+    for relative in _results_files(first):
+        if not (second / relative).is_file():
+            report.only_in_one.append(first / relative)
+            continue
+        runner = relative.parts[0]
+        sides = []
+        for root in (first, second):
+            results = load_results(root / relative)
+            check_placement(results, root / relative, runner)
+            sides.append(results)
+        record = second / relative.parent / ENVIRONMENT_RECORD
+        pooled.append((relative, pool(*sides), read_record(record) if record.is_file() else None))
+    report.only_in_one += [second / relative for relative in _results_files(second) if not (first / relative).is_file()]
+    if not pooled:
+        raise PoolError(f"{first} and {second} hold no results file at the same place")
+    for relative, results, record in pooled:
+        write_json_atomic(into / relative, to_dict(results))
+        if record is not None:
+            write_json_atomic(into / relative.parent / ENVIRONMENT_RECORD, record)
+        report.written.append(into / relative)
+    return report
+
+
+def _results_files(root: Path) -> list[Path]:
+    found = []
+    for runner in RUNNERS:
+        folder = Path(root) / runner
+        candidates = [*folder.glob("*.json"), *folder.glob("history/tf-*/*.json")]
+        found += [path.relative_to(root) for path in candidates
+                  if not path.name.endswith(FAILURE_SUFFIX) and path.name != ENVIRONMENT_RECORD]
+    return sorted(found)
