@@ -38,7 +38,8 @@ def trend_svg(series: dict[str, list[trends.TrendPoint]], releases: list[Release
     theme = THEMES[theme_name]
     positions = {release: index for index, release in enumerate(releases)}
     estimates = [point.estimate_s for points in series.values() for point in points]
-    unit_name, scale = select_unit(min(estimates))
+    # The unit of the middle of the range (geometric): "50000 µs" ticks read badly.
+    unit_name, scale = select_unit((min(estimates) * max(estimates)) ** 0.5)
     log_scale = max(estimates) / min(estimates) >= LOG_SPREAD
     caption = f"{example} · 10th percentile of all blocks · bars: 95% interval"
     caption_lines = wrap_at_separators(caption)

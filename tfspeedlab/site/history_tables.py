@@ -13,21 +13,22 @@ from tfspeedlab.units import format_ratio, format_time
 
 
 def trend_table(history: list[ReleaseResults], example: str, workload: str) -> Markdown:
-    """Modes × releases: each cell the time per call (10th percentile of all blocks); the last
-    column the newest release against the oldest that measured the mode."""
+    """Releases × modes (a column per mode keeps the table narrow): each cell the time per call,
+    the 10th percentile of all blocks; the last row each mode's newest release against its oldest."""
     releases = [item.release for item in history]
-    rows = []
-    for mode, label in trends.workload_groups(history, example)[workload].items():
-        measured = dict(trends.measured(history, example, label))
-        cells = [format_time(intervals.estimate_s(measured[release])) if release in measured else "—"
-                 for release in releases]
+    series = {trends.mode_label(history, example, label, mode): dict(trends.measured(history, example, label))
+              for mode, label in trends.workload_groups(history, example)[workload].items()}
+    rows = [[release.name, *(format_time(intervals.estimate_s(measured[release])) if release in measured else "—"
+                             for measured in series.values())]
+            for release in releases]
+    changes = []
+    for measured in series.values():
         first, last = min(measured), max(measured)
         same_cpu = trends.cpu_of(history, example, first) == trends.cpu_of(history, example, last)
-        change = (format_change(intervals.ratio(measured[last], measured[first])) if first != last and same_cpu
-                  else "—" if same_cpu else "not compared (different CPUs)")
-        rows.append([trends.mode_label(history, example, label, mode), *cells, change])
+        changes.append(format_change(intervals.ratio(measured[last], measured[first])) if first != last and same_cpu
+                       else "—" if same_cpu else "not compared (different CPUs)")
     span = f"{releases[-1].name} vs {releases[0].name}" if releases else "change"
-    return table(["Mode", *[release.name for release in releases], span], rows)
+    return table(["Release", *series], [*rows, [span, *changes]])
 
 
 def changes_table(history: list[ReleaseResults], example: str) -> Markdown:

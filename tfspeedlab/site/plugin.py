@@ -89,7 +89,8 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
                 self.history[runner] = load_history(self.results_root, runner)
             except ResultsFileError as error:
                 raise PluginError(f"tfspeedlab: cannot build from a malformed history file: {error}") from error
-            files.extend(self._history_charts(config, runner))
+            for chart in self._history_charts(config, runner):
+                files.append(chart)
         self.models = simulator.fitted_models(self.results)
         files.append(File.generated(config, simulator.PARAMS_URI,
                                     content=simulator.params_json(self.models)))
