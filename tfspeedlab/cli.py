@@ -191,14 +191,9 @@ def _merge(options: argparse.Namespace) -> int:
     except MergeError as error:
         print(f"tfspeedlab: error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    for path in report.written:
-        print(f"wrote {path}")
-    for path in report.unchanged:
-        print(f"kept {path} (already as new as any source)")
-    for path in report.superseded:
-        print(f"skipped {path} (another source has a run at least as new)")
-    for path in report.ignored:
-        print(f"ignored {path} (a failure record, not results)")
+    _list_paths(("wrote", report.written, ""), ("kept", report.unchanged, "already as new as any source"),
+                ("skipped", report.superseded, "another source has a run at least as new"),
+                ("ignored", report.ignored, "a failure record, not results"))
     print(f"{len(report.written)} written, {len(report.unchanged)} already up to date")
     return 0
 
@@ -209,12 +204,16 @@ def _pool(options: argparse.Namespace) -> int:
     except (PoolError, ResultsFileError) as error:
         print(f"tfspeedlab: error: {error}; nothing was written", file=sys.stderr)
         return EXIT_USAGE
-    for path in report.written:
-        print(f"wrote {path}")
-    for path in report.only_in_one:
-        print(f"skipped {path} (not in both sittings)")
+    _list_paths(("wrote", report.written, ""), ("skipped", report.only_in_one, "not in both sittings"))
     print(f"{len(report.written)} pooled")
     return 0
+
+
+def _list_paths(*groups: tuple[str, list[Path], str]) -> None:
+    """One line per file: what was done to it and, where it needs saying, why."""
+    for verb, paths, why in groups:
+        for path in paths:
+            print(f"{verb} {path}" + (f" ({why})" if why else ""))
 
 
 def _compare(options: argparse.Namespace) -> int:
