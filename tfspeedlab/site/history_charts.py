@@ -71,7 +71,8 @@ def trend_svg(series: dict[str, list[trends.TrendPoint]], releases: list[Release
             axes.set_ylim(bottom=0, top=max(point.high_s for points in series.values() for point in points)
                           / scale * 1.15)
             axes.yaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
-        axes.set_ylabel(f"time per call ({unit_name}{', log scale' if log_scale else ''})")
+        per = "call or step" if any(mode.endswith("(per step)") for mode in series) else "call"
+        axes.set_ylabel(f"time per {per} ({unit_name}{', log scale' if log_scale else ''})")
         axes.set_xlabel("TensorFlow release")
         axes.grid(axis="y", color=theme.grid, linewidth=0.6)
         _open_frame(axes)

@@ -66,9 +66,9 @@ def chart_uri(runner: str, example: str, workload: str, theme: str) -> str:
 
 
 def not_measured(runner: str) -> str:
-    return (f'!!! note "Not yet measured on {RUNNER_TITLES[runner]}"\n\n'
-            f"    No release history has been recorded on {RUNNER_TITLES[runner]} yet. "
-            f"`tfspeedlab history --runner {runner}` on such a machine fills this tab.\n")
+    """One line, not an admonition: a history page has a tab of its own for every table."""
+    return (f"*Not yet measured on {RUNNER_TITLES[runner]}: no release history has been recorded there; "
+            f"`tfspeedlab history --runner {runner}` on such a machine fills this tab.*\n")
 
 
 def _history_tabs(context: Context, render: Callable[[str, list[ReleaseResults]], str]) -> str:
