@@ -233,7 +233,8 @@ def workload(quick=False):
         title="The same workloads on every TensorFlow release",
         params={"tensorflow": tf.__version__, "keras": tf.keras.__version__ if hasattr(tf.keras, "__version__")
                 else None, "batches_per_fit": BATCHES_PER_FIT, "not_run": not_run},
-        layout=tfspeedlab.Grid(rows="mode", columns="workload"),
+        # One row per case: seven workloads side by side would not fit a page.
+        layout=tfspeedlab.Cases(),
         cases=cases,
         budget_s=0.2 if quick else 1.0,
     )

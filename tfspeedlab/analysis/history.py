@@ -113,12 +113,19 @@ def across(history: list[ReleaseResults], example: str, case: str, first: Releas
         raise ValueError(f"{first.name} and {last.name} were measured on different CPU models; not compared")
     return intervals.ratio(by_release[last], by_release[first])
 
+# The case parameters a history example names its workload and mode with, unless its layout is a
+# grid (whose columns and rows then say which).
+WORKLOAD_PARAMETER, MODE_PARAMETER = "workload", "mode"
+
+
 def workload_groups(history: list[ReleaseResults], example: str) -> dict[str, dict[str, str]]:
-    """Per value of the layout's column parameter (the workload), its cases by row value (the mode)."""
+    """Per workload (a grid's column parameter, else the ``workload`` parameter), its cases by
+    mode (the grid's row parameter, else ``mode``)."""
     newest = next((item.results[example] for item in reversed(history) if example in item.results), None)
     if newest is None:
         return {}
-    columns, rows = newest.layout.columns, newest.layout.rows
+    columns = getattr(newest.layout, "columns", WORKLOAD_PARAMETER)
+    rows = getattr(newest.layout, "rows", MODE_PARAMETER)
     groups: dict[str, dict[str, str]] = {}
     for item in history:
         results = item.results.get(example)
