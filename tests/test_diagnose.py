@@ -1,0 +1,70 @@
+"""`tfspeedlab.run.diagnose`: the verdicts for the three kinds of function the guide measures (many
+small ops, one big kernel, a function that retraces), the retracing probe, and the break-even.
+
+The verdicts rest on measured ratios, but only where the guide's own measurements put them far
+from the threshold (150 small ops: about ten times faster in a graph; a 1024 × 1024 matmul: the
+same kernel either way); the retracing probe counts traces, which do not depend on timing."""
+
+from __future__ import annotations
+
+import pytest
+import tensorflow as tf
+
+from tfspeedlab.measure.measurement import Measurement
+from tfspeedlab.run.diagnose import MATERIAL_SPEEDUP, break_even, diagnose, probe_retracing
+
+
+def many_small_ops(x):
+    for _ in range(50):
+        x = tf.nn.relu(x * 0.99 + 0.01)
+    return x
+
+
+def one_big_kernel(a):
+    return tf.matmul(a, a)
+
+
+def scaled(x, scale):
+    return x * scale + 1.0
+
+
+def test_many_small_ops_get_a_graph_and_its_break_even():
+    diagnosis = diagnose(many_small_ops, tf.random.normal([10, 10], seed=0), budget_s=0.3)
+    assert diagnosis.speedups["tf.function"].low >= MATERIAL_SPEEDUP
+    assert diagnosis.verdict.startswith("Wrap it in tf.function")
+    assert diagnosis.break_even_calls["tf.function"] >= 1
+    assert diagnosis.op_count >= 150  # three ops per step, fifty steps, plus the function's own
+
+
+def test_one_big_kernel_gets_no_graph_advice():
+    diagnosis = diagnose(one_big_kernel, tf.random.normal([1024, 1024], seed=0), budget_s=0.3)
+    assert diagnosis.verdict.startswith("tf.function makes no material difference")
+    # A square matrix with one more row is no valid input: no retracing verdict is drawn from it.
+    assert diagnosis.retracing.batch_size_traces is None
+
+
+def test_python_numbers_and_new_batch_sizes_are_reported_with_their_fixes():
+    probe = probe_retracing(scaled, (tf.ones([8, 4]), 0.5), {})
+    assert probe.first_traces == 1
+    assert probe.batch_size_traces == 1
+    assert probe.python_number_traces == 2  # one new trace per new Python value
+    assert any("input_signature" in fix for fix in probe.fixes)
+    assert any("tensors" in fix for fix in probe.fixes)
+
+
+def test_keyword_arguments_reach_the_function():
+    probe = probe_retracing(scaled, (tf.ones([2, 2]),), {"scale": tf.constant(2.0)})
+    assert probe.python_number_traces is None and probe.first_traces == 1
+
+
+def _measurement(median_s: float, first_call_s: float) -> Measurement:
+    return Measurement((median_s,) * 5, 10, first_call_s, "test")
+
+
+@pytest.mark.parametrize("eager, graph, expected", [
+    ((1e-3, 1e-3), (1e-4, 10e-3), 10),  # 9 ms more on the first call, 0.9 ms saved per call
+    ((1e-3, 1e-3), (2e-3, 10e-3), None),  # never cheaper per call: never pays back
+    ((1e-3, 5e-3), (1e-4, 2e-3), 1.0),  # its first call is the cheaper one too
+])
+def test_break_even_counts_calls_until_the_first_call_is_paid_back(eager, graph, expected):
+    assert break_even(_measurement(*eager), _measurement(*graph)) == expected
