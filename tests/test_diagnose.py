@@ -7,9 +7,12 @@ same kernel either way); the retracing probe counts traces, which do not depend 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import tensorflow as tf
 
+from tfspeedlab.cli import main
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.run.diagnose import MATERIAL_SPEEDUP, break_even, diagnose, probe_retracing
 
@@ -68,3 +71,81 @@ def _measurement(median_s: float, first_call_s: float) -> Measurement:
 ])
 def test_break_even_counts_calls_until_the_first_call_is_paid_back(eager, graph, expected):
     assert break_even(_measurement(*eager), _measurement(*graph)) == expected
+
+
+# ---------------------------------------------------------------- the command
+
+
+SAMPLE = '''
+import tensorflow as tf
+
+def many_small_ops(x):
+    for _ in range(50):
+        x = tf.nn.relu(x * 0.99 + 0.01)
+    return x
+
+def make_inputs():
+    return (tf.random.normal([10, 10], seed=0),), {}
+
+def make_wrong_inputs():
+    return (tf.ones([3]), tf.ones([4])), {}
+
+def not_tensorflow(x):
+    return x + 1
+
+def make_numbers():
+    return (3,), {}
+
+def raises(x):
+    raise RuntimeError("boom in the reader's code")
+
+def inputs_raise():
+    raise ValueError("no data here")
+
+def inputs_of_the_wrong_kind():
+    return 42
+'''
+
+
+@pytest.fixture
+def sample(tmp_path):
+    path = tmp_path / "sample.py"
+    path.write_text(SAMPLE)
+    return path
+
+
+def test_the_command_prints_a_report_with_every_mode_and_the_verdict(sample, capsys):
+    assert main(["diagnose", f"{sample}:many_small_ops", "--inputs", f"{sample}:make_inputs", "--budget", "0.2"]) == 0
+    out = capsys.readouterr().out
+    for part in ("eager", "tf.function", "XLA", "Ops in the traced graph", "Traces: 1 on the first call",
+                 "Verdict: Wrap it in tf.function"):
+        assert part in out
+
+
+def test_json_report_holds_the_samples_and_the_verdict(sample, capsys):
+    assert main(["diagnose", f"{sample}:many_small_ops", "--inputs", f"{sample}:make_inputs", "--budget", "0.2",
+                 "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report["modes"]) == {"eager", "tf.function", "XLA"}
+    assert report["modes"]["tf.function"]["speedup_over_eager"]["low"] > 1
+    assert report["verdict"].startswith("Wrap it in tf.function")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["{tmp}/missing.py:f"], "no file"),
+    (["{sample}:nope"], "defines no 'nope'"),
+    (["no_such_package.module:f"], "no module"),
+    (["just_a_name"], "write it as path/to/file.py:function"),
+    (["{sample}:raises", "--inputs", "{sample}:make_inputs"], "raised RuntimeError when called with the inputs"),
+    (["{sample}:not_tensorflow", "--inputs", "{sample}:make_numbers"], "neither takes nor returns a TensorFlow"),
+    (["{sample}:many_small_ops", "--inputs", "{sample}:make_wrong_inputs"], "when called with the inputs"),
+    (["{sample}:many_small_ops"], "give it inputs with --inputs"),
+    (["{sample}:many_small_ops", "--inputs", "{sample}:inputs_raise"], "raised ValueError: no data here"),
+    (["{sample}:many_small_ops", "--inputs", "{sample}:inputs_of_the_wrong_kind"], "return (args, kwargs)"),
+    (["{sample}:many_small_ops", "--inputs", "{sample}:make_inputs", "--budget", "0"], "--budget"),
+])
+def test_bad_input_is_a_clear_error_and_exit_2(sample, tmp_path, capsys, args, message):
+    code = main(["diagnose", *(arg.format(sample=sample, tmp=tmp_path) for arg in args)])
+    assert code == 2
+    error = capsys.readouterr().err
+    assert message in error and "tfspeedlab: error:" in error

@@ -1,4 +1,4 @@
-"""``tfspeedlab run | history | list | env | merge | pool | compare``."""
+"""``tfspeedlab run | history | diagnose | list | env | merge | pool | compare``."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ from tfspeedlab.results.merge import MergeError, merge_results
 from tfspeedlab.results.pool import PoolError, pool_trees
 from tfspeedlab.results.schema import ResultsFileError
 from tfspeedlab.results import artifacts
-from tfspeedlab.run import catalog, launch, machine, supervisor
+from tfspeedlab.run import catalog, launch, machine, supervisor, targets
+from tfspeedlab.run.diagnose import diagnose
+from tfspeedlab.run.diagnose_report import json_report, text_report
 from tfspeedlab.run.machine import RUNNER_CHOICES, hide_gpus_for
 from tfspeedlab.run.report import text_columns
 from tfspeedlab.run.worker import EXIT_NO_GPU, terminate_as_interrupt
@@ -90,6 +92,17 @@ def _parser() -> argparse.ArgumentParser:
     history.add_argument("--processes", type=_positive, metavar="N", help="as for run")
     history.add_argument("--timeout", type=_positive, metavar="SECONDS", help="per example, as for run")
     history.set_defaults(handler=_history)
+
+    diagnosis = commands.add_parser(
+        "diagnose", help="time your own function eagerly, as a tf.function and with XLA, and say what to do")
+    diagnosis.add_argument("target", metavar="TARGET", help="path/to/file.py:function or package.module:function")
+    diagnosis.add_argument("--inputs", metavar="SPEC",
+                           help="path.py:make_inputs (or package.module:make_inputs), returning (args, kwargs) "
+                                "for the target; without it the target is called with no arguments")
+    diagnosis.add_argument("--budget", type=float, default=1.0, metavar="SECONDS",
+                           help="timing per mode, after each mode's first call (default: 1)")
+    diagnosis.add_argument("--json", action="store_true", help="print the report as JSON")
+    diagnosis.set_defaults(handler=_diagnose)
 
     listing = commands.add_parser("list", help="list the examples")
     listing.set_defaults(handler=_list)
@@ -166,6 +179,38 @@ def _history(options: argparse.Namespace) -> int:
     if any(outcome.status == "interrupted" for outcome in outcomes):
         return EXIT_INTERRUPTED
     return 0 if all(outcome.ok for outcome in outcomes) else 1
+
+
+def _diagnose(options: argparse.Namespace) -> int:
+    def fail(message: str, details: str = "") -> int:
+        if details:
+            print(details.rstrip(), file=sys.stderr)
+        print(f"tfspeedlab: error: {message}", file=sys.stderr)
+        return EXIT_USAGE
+
+    if not 0 < options.budget <= 600:
+        return fail(f"--budget must be more than 0 and at most 600 seconds, got {options.budget:g}")
+    launch.quiet_tensorflow_logs()
+    try:
+        function = targets.load_function(options.target)
+        inputs = targets.load_inputs(options.inputs) if options.inputs else targets.Inputs((), {})
+        print(f"checking {options.target} with its inputs …", file=sys.stderr, flush=True)
+        targets.check_runs(function, inputs, options.target)
+    except targets.TargetError as error:
+        return fail(str(error), error.details)
+    print(f"timing eager, tf.function and XLA (about {3 * options.budget:g} s) …", file=sys.stderr, flush=True)
+    try:
+        found = diagnose(function, *inputs.args, budget_s=options.budget, **inputs.kwargs)
+    except KeyboardInterrupt:
+        print("\ninterrupted before the three modes were timed; nothing to report", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as error:  # noqa: BLE001 (the reader's code, traced or compiled, may raise anything)
+        return fail(f"{options.target} failed while being timed: {type(error).__name__}: {error}")
+    if options.json:
+        print(json.dumps(json_report(found, options.target), indent=2))
+    else:
+        print(text_report(found, options.target))
+    return 0
 
 
 def _list(options: argparse.Namespace) -> int:
