@@ -55,6 +55,15 @@ def test_python_numbers_and_new_batch_sizes_are_reported_with_their_fixes():
     assert any("tensors" in fix for fix in probe.fixes)
 
 
+def test_the_python_api_is_tfspeedlab_diagnose_with_the_readers_arguments():
+    import tfspeedlab
+
+    diagnosis = tfspeedlab.diagnose(scaled, tf.ones([4, 4]), scale=tf.constant(3.0), budget_s=0.1)
+    assert isinstance(diagnosis, tfspeedlab.Diagnosis)
+    assert diagnosis.modes["eager"].measurement.median_s > 0
+    assert diagnosis.retracing.python_number_traces is None  # the scale came as a tensor
+
+
 def test_keyword_arguments_reach_the_function():
     probe = probe_retracing(scaled, (tf.ones([2, 2]),), {"scale": tf.constant(2.0)})
     assert probe.python_number_traces is None and probe.first_traces == 1

@@ -4,6 +4,7 @@ from tfspeedlab.measure.measurement import IQR_WARN_THRESHOLD, Measurement
 from tfspeedlab.measure.memory import PeakMemory
 from tfspeedlab.measure.timer import RetracingError, bench
 from tfspeedlab.results.artifacts import artifact_path
+from tfspeedlab.run.diagnose import Diagnosis, diagnose
 from tfspeedlab.run.standalone import main
 from tfspeedlab.spec.layout import Cases, Grid, OpLayers, PerOp, Sweep
 from tfspeedlab.spec.workload import Case, Prepared, SkipExample, Workload
@@ -13,6 +14,7 @@ __all__ = [
     "IQR_WARN_THRESHOLD",
     "Case",
     "Cases",
+    "Diagnosis",
     "Grid",
     "OpLayers",
     "PeakMemory",
@@ -25,6 +27,7 @@ __all__ = [
     "Workload",
     "artifact_path",
     "bench",
+    "diagnose",
     "format_time",
     "main",
     "select_unit",
