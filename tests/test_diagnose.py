@@ -131,6 +131,15 @@ def test_the_command_prints_a_report_with_every_mode_and_the_verdict(sample, cap
         assert part in out
 
 
+def test_a_markdown_report_is_written_to_keep(sample, tmp_path, capsys):
+    target = tmp_path / "reports" / "diagnosis.md"
+    assert main(["diagnose", f"{sample}:many_small_ops", "--inputs", f"{sample}:make_inputs", "--budget", "0.1",
+                 "--markdown", str(target)]) == 0
+    text = target.read_text()
+    assert text.startswith("# Diagnosis of `") and "```text" in text and "**Verdict.** " in text
+    assert f"wrote {target}" in capsys.readouterr().err
+
+
 def test_json_report_holds_the_samples_and_the_verdict(sample, capsys):
     assert main(["diagnose", f"{sample}:many_small_ops", "--inputs", f"{sample}:make_inputs", "--budget", "0.2",
                  "--json"]) == 0

@@ -21,7 +21,8 @@ from tfspeedlab.results.schema import ResultsFileError
 from tfspeedlab.results import artifacts
 from tfspeedlab.run import catalog, launch, machine, supervisor, targets
 from tfspeedlab.run.diagnose import diagnose
-from tfspeedlab.run.diagnose_report import json_report, text_report
+from tfspeedlab.results.store import write_text_atomic
+from tfspeedlab.run.diagnose_report import json_report, markdown_report, text_report
 from tfspeedlab.run.machine import RUNNER_CHOICES, hide_gpus_for
 from tfspeedlab.run.report import text_columns
 from tfspeedlab.run.worker import EXIT_NO_GPU, terminate_as_interrupt
@@ -102,6 +103,8 @@ def _parser() -> argparse.ArgumentParser:
     diagnosis.add_argument("--budget", type=float, default=1.0, metavar="SECONDS",
                            help="timing per mode, after each mode's first call (default: 1)")
     diagnosis.add_argument("--json", action="store_true", help="print the report as JSON")
+    diagnosis.add_argument("--markdown", type=Path, metavar="FILE",
+                           help="also write the report to FILE as Markdown, to keep or share")
     diagnosis.set_defaults(handler=_diagnose)
 
     listing = commands.add_parser("list", help="list the examples")
@@ -210,6 +213,12 @@ def _diagnose(options: argparse.Namespace) -> int:
         print(json.dumps(json_report(found, options.target), indent=2))
     else:
         print(text_report(found, options.target))
+    if options.markdown:
+        try:
+            write_text_atomic(options.markdown, markdown_report(found, options.target))
+        except OSError as error:
+            return fail(f"cannot write {options.markdown}: {error.strerror or error}")
+        print(f"wrote {options.markdown}", file=sys.stderr)
     return 0
 
 

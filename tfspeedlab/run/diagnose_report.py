@@ -34,6 +34,15 @@ def text_report(diagnosis: Diagnosis, target: str) -> str:
                       f"Verdict: {diagnosis.verdict}"])
 
 
+def markdown_report(diagnosis: Diagnosis, target: str) -> str:
+    """The terminal report as a Markdown file to keep or share: the table as a code block (its
+    columns stay aligned anywhere), then the verdict as prose."""
+    table, verdict_line = text_report(diagnosis, target).rsplit("\n\nVerdict: ", 1)
+    fence = "```"
+    return (f"# Diagnosis of `{target.replace('`', '')}`\n\n{fence}text\n{table}\n{fence}\n\n"
+            f"**Verdict.** {verdict_line}\n")
+
+
 def json_report(diagnosis: Diagnosis, target: str) -> dict[str, Any]:
     def ratio(found):
         return None if found is None else {"value": found.value, "low": found.low, "high": found.high}
