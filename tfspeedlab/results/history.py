@@ -3,14 +3,13 @@ its examples' results files, the record of its environment, and the failures of 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tfspeedlab.spec.releases import Release, release_from_folder
-from tfspeedlab.results.schema import FAILURE_SUFFIX, MAX_FILE_BYTES, ResultsFile, ResultsFileError
-from tfspeedlab.results.store import check_placement, load_failure, load_results
+from tfspeedlab.results.schema import FAILURE_SUFFIX, ResultsFile, ResultsFileError
+from tfspeedlab.results.store import load_failure, load_runner, read_json
 
 HISTORY_FOLDER = "history"
 ENVIRONMENT_RECORD = "environment.json"
@@ -56,13 +55,7 @@ def load_history(root: Path, runner: str) -> list[ReleaseResults]:
         release = release_from_folder(entry.name)
         if release is None or not entry.is_dir():
             raise ResultsFileError(entry, "<folder>", "is not a release folder (tf-2.12 … tf-2.21)")
-        results = {}
-        for path in sorted(entry.glob("*.json")):
-            if path.name.endswith(FAILURE_SUFFIX) or path.name == ENVIRONMENT_RECORD:
-                continue
-            loaded = load_results(path)
-            check_placement(loaded, path, runner)
-            results[loaded.example] = loaded
+        results = load_runner(entry, runner, skip={ENVIRONMENT_RECORD})
         failures = {}
         for path in sorted(entry.glob(f"*{FAILURE_SUFFIX}")):
             example = path.name.removesuffix(FAILURE_SUFFIX)
@@ -83,14 +76,7 @@ def _record(path: Path) -> dict[str, Any] | None:
 def read_record(path: Path) -> dict[str, Any]:
     """An environment record (or an environment's failure record), checked: the fields a page
     shows are text, the package list a list of text (``ResultsFileError`` otherwise)."""
-    if path.is_symlink():
-        raise ResultsFileError(path, "<file>", "is a symbolic link; history records must be regular files")
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise ResultsFileError(path, "<file>", f"is larger than {MAX_FILE_BYTES} bytes")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, ValueError) as error:
-        raise ResultsFileError(path, "<file>", f"is not valid JSON ({error})") from None
+    data = read_json(path)  # a regular file of sane size, or ResultsFileError
     if not isinstance(data, dict):
         raise ResultsFileError(path, "<file>", "must hold a JSON object")
     for name in RECORD_FIELDS:

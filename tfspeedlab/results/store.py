@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -107,13 +107,14 @@ def read_json(path: Path | str) -> Any:
         raise ResultsFileError(path, "<file>", f"is not readable JSON: {error}") from error
 
 
-def load_runner(directory: Path, runner: str | None = None) -> dict[str, ResultsFile]:
+def load_runner(directory: Path, runner: str | None = None, skip: Collection[str] = ()) -> dict[str, ResultsFile]:
     """Every results file of one runner (default: the folder's name), by example name; failure
-    records skipped; each checked to belong where it sits (``check_placement``)."""
+    records and the files named in ``skip`` (a release's environment record) left out; each checked
+    to belong where it sits (``check_placement``)."""
     directory = Path(directory)
     found = {}
     for path in sorted(directory.glob("*.json")):
-        if path.name.endswith(FAILURE_SUFFIX):
+        if path.name.endswith(FAILURE_SUFFIX) or path.name in skip:
             continue
         results = load_results(path)
         check_placement(results, path, runner or directory.name)

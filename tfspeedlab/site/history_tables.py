@@ -16,17 +16,20 @@ def trend_table(history: list[ReleaseResults], example: str, workload: str) -> M
     """Releases × modes (a column per mode keeps the table narrow): each cell the time per call,
     the 10th percentile of all blocks; the last row each mode's newest release against its oldest."""
     releases = [item.release for item in history]
-    series = {trends.mode_label(history, example, label, mode): dict(trends.measured(history, example, label))
+    labels = {trends.mode_label(history, example, label, mode): label
               for mode, label in trends.workload_groups(history, example)[workload].items()}
+    series = {mode: dict(trends.measured(history, example, label)) for mode, label in labels.items()}
     rows = [[release.name, *(format_time(intervals.estimate_s(measured[release])) if release in measured else "—"
                              for measured in series.values())]
             for release in releases]
     changes = []
-    for measured in series.values():
+    for mode, measured in series.items():
         first, last = min(measured), max(measured)
-        same_cpu = trends.cpu_of(history, example, first) == trends.cpu_of(history, example, last)
-        changes.append(format_change(intervals.ratio(measured[last], measured[first])) if first != last and same_cpu
-                       else "—" if same_cpu else "not compared (different CPUs)")
+        try:
+            changes.append(format_change(trends.across(history, example, labels[mode], first, last))
+                           if first != last else "—")
+        except ValueError:  # measured on different CPU models
+            changes.append("not compared (different CPUs)")
     span = f"{releases[-1].name} vs {releases[0].name}" if releases else "change"
     return table(["Release", *series], [*rows, [span, *changes]])
 

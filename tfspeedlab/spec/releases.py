@@ -47,7 +47,6 @@ class Release:
         return pins
 
 
-
 def tensorflow_distribution(runner: str) -> str:
     """The PyPI project a runner installs TensorFlow from: the CPU-only build where no GPU is used."""
     return "tensorflow" if runner == "gpu" else "tensorflow-cpu"
@@ -56,11 +55,16 @@ def tensorflow_distribution(runner: str) -> str:
 ALL_RELEASES = tuple(Release(2, minor) for minor in range(OLDEST_MINOR, NEWEST_MINOR + 1))
 
 
-def release_from_folder(name: str) -> Release | None:
-    """The release a ``tf-2.15`` folder holds, or None for any other name."""
-    match = _MINOR.fullmatch(name.removeprefix("tf-")) if name.startswith("tf-") else None
+def release_named(text: str) -> Release | None:
+    """The release ``"2.15"`` names, or None when it names none this history covers."""
+    match = _MINOR.fullmatch(text)
     release = Release(2, int(match.group(1))) if match else None
     return release if release in ALL_RELEASES else None
+
+
+def release_from_folder(name: str) -> Release | None:
+    """The release a ``tf-2.15`` folder holds, or None for any other name."""
+    return release_named(name.removeprefix("tf-")) if name.startswith("tf-") else None
 
 
 def parse_selection(text: str | None) -> list[Release]:
@@ -69,9 +73,8 @@ def parse_selection(text: str | None) -> list[Release]:
         return list(ALL_RELEASES)
     chosen = []
     for part in (piece.strip() for piece in text.split(",")):
-        match = _MINOR.fullmatch(part)
-        release = Release(2, int(match.group(1))) if match else None
-        if release not in ALL_RELEASES:
+        release = release_named(part)
+        if release is None:
             raise UnknownReleaseError(
                 f"--tf {part!r}: give minor releases from 2.{OLDEST_MINOR} to 2.{NEWEST_MINOR}, "
                 f"separated by commas (e.g. --tf 2.15,2.21); each is measured at its newest patch")
