@@ -13,7 +13,7 @@ from pathlib import Path
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.summary import format_interval
 from tfspeedlab.results.store import load_results
-from tfspeedlab.run.report import text_columns
+from tfspeedlab.analysis.summary import text_columns
 from tfspeedlab.units import format_ratio
 
 # The acceptance bar: two back-to-back runs agree on every speed-up within this.

@@ -14,7 +14,10 @@ import tensorflow as tf
 
 from tfspeedlab.cli import main
 from tfspeedlab.measure.measurement import Measurement
-from tfspeedlab.run.diagnose import MATERIAL_SPEEDUP, break_even, diagnose, probe_retracing
+from tfspeedlab.analysis.diagnosis import MATERIAL_SPEEDUP, break_even, from_json, to_json
+from tfspeedlab.analysis.diagnosis_report import text_report
+from tfspeedlab.measure import timer
+from tfspeedlab.run.diagnose import diagnose, probe_retracing
 
 
 def many_small_ops(x):
@@ -32,7 +35,7 @@ def scaled(x, scale):
 
 
 def test_many_small_ops_get_a_graph_and_its_break_even():
-    diagnosis = diagnose(many_small_ops, tf.random.normal([10, 10], seed=0), budget_s=0.3)
+    diagnosis = diagnose(many_small_ops, tf.random.normal([10, 10], seed=0), budget_s=1.0)
     assert diagnosis.speedups["tf.function"].low >= MATERIAL_SPEEDUP
     assert diagnosis.verdict.startswith("Wrap it in tf.function")
     assert diagnosis.break_even_calls["tf.function"] >= 1
@@ -40,10 +43,68 @@ def test_many_small_ops_get_a_graph_and_its_break_even():
 
 
 def test_one_big_kernel_gets_no_graph_advice():
-    diagnosis = diagnose(one_big_kernel, tf.random.normal([1024, 1024], seed=0), budget_s=0.3)
+    diagnosis = diagnose(one_big_kernel, tf.random.normal([1024, 1024], seed=0), budget_s=2.0)
     assert diagnosis.verdict.startswith("tf.function makes no material difference")
     # A square matrix with one more row is no valid input: no retracing verdict is drawn from it.
     assert diagnosis.retracing.batch_size_traces is None
+    # Set against the guide's cost model, one matmul costs far more than one elementwise op.
+    assert diagnosis.placement.ops == 1
+    assert "kernels do more work than elementwise arithmetic" in diagnosis.placement.reading(diagnosis)
+
+
+def test_a_small_budget_skips_the_profiler_and_says_so():
+    diagnosis = diagnose(many_small_ops, tf.ones([10, 10]), budget_s=0.3)
+    assert not diagnosis.host_split
+    assert all("budget was spent" in why for part, why in diagnosis.skipped.items() if "host-time" in part)
+    assert "Not measured: host-time split" in text_report(diagnosis)
+
+
+def test_with_budget_for_it_the_profiler_splits_host_time_by_layer():
+    diagnosis = diagnose(many_small_ops, tf.ones([10, 10]), budget_s=12.0)
+    assert set(diagnosis.host_split) == {"eager", "tf.function", "XLA"}
+    eager, graph = diagnosis.host_split["eager"].fractions(), diagnosis.host_split["tf.function"].fractions()
+    # 150 ops issued one by one from Python against one graph call: the shares move the guide's way.
+    assert eager["dispatch"] + eager["python"] > graph["dispatch"] + graph["python"]
+    assert abs(sum(eager.values()) - 1) < 1e-6
+    assert "Host time per call (profiled)" in text_report(diagnosis)
+
+
+def test_ctrl_c_while_timing_keeps_the_blocks_timed_so_far(monkeypatch):
+    blocks = []
+    time_block = timer.TimedCall.time_block
+
+    def interrupted_after_six(self):
+        if len(blocks) == 6:  # two blocks of each mode
+            raise KeyboardInterrupt
+        blocks.append(self)
+        time_block(self)
+
+    monkeypatch.setattr(timer.TimedCall, "time_block", interrupted_after_six)
+    diagnosis = diagnose(many_small_ops, tf.ones([10, 10]), budget_s=1.0)
+    assert diagnosis.interrupted
+    assert all(diagnosis.modes[mode].measurement.blocks == 2 for mode in ("eager", "tf.function", "XLA"))
+    assert diagnosis.skipped["retracing probe"] == "interrupted"
+    assert diagnosis.verdict.endswith("(Interrupted: these are the blocks timed so far.)")
+
+
+def test_a_diagnosis_round_trips_through_json_and_reads_the_same():
+    diagnosis = diagnose(scaled, tf.ones([8, 4]), 0.5, budget_s=1.0)
+    again = from_json(json.loads(json.dumps(to_json(diagnosis))))
+    assert text_report(again) == text_report(diagnosis)
+    assert again.verdict == diagnosis.verdict and "Pass the numbers as tensors" in again.verdict
+
+
+@pytest.mark.parametrize("damage", [
+    lambda data: data.pop("modes"),
+    lambda data: data.update(kind="keras model"),
+    lambda data: data["modes"]["eager"].update(samples_s=[]),
+    lambda data: data["modes"]["XLA"].update(first_call_s="soon"),
+])
+def test_a_malformed_diagnosis_file_is_a_clear_error(damage):
+    data = to_json(diagnose(scaled, tf.ones([8, 4]), 0.5, budget_s=0.2))
+    damage(data)
+    with pytest.raises(ValueError):
+        from_json(data)
 
 
 def test_python_numbers_and_new_batch_sizes_are_reported_with_their_fixes():

@@ -4,7 +4,8 @@ from tfspeedlab.measure.measurement import IQR_WARN_THRESHOLD, Measurement
 from tfspeedlab.measure.memory import PeakMemory
 from tfspeedlab.measure.timer import RetracingError, bench
 from tfspeedlab.results.artifacts import artifact_path
-from tfspeedlab.run.diagnose import Diagnosis, diagnose
+from tfspeedlab.analysis.diagnosis import Diagnosis
+from tfspeedlab.run.diagnose import diagnose
 from tfspeedlab.run.standalone import main
 from tfspeedlab.spec.layout import Cases, Grid, OpLayers, PerOp, Sweep
 from tfspeedlab.spec.workload import Case, Prepared, SkipExample, Workload

@@ -19,12 +19,9 @@ from tfspeedlab.results.merge import MergeError, merge_results
 from tfspeedlab.results.pool import PoolError, pool_trees
 from tfspeedlab.results.schema import ResultsFileError
 from tfspeedlab.results import artifacts
-from tfspeedlab.run import catalog, launch, machine, supervisor, targets
-from tfspeedlab.run.diagnose import diagnose
-from tfspeedlab.results.store import write_text_atomic
-from tfspeedlab.run.diagnose_report import json_report, markdown_report, text_report
+from tfspeedlab.run import catalog, diagnose_command, launch, machine, supervisor
 from tfspeedlab.run.machine import RUNNER_CHOICES, hide_gpus_for
-from tfspeedlab.run.report import text_columns
+from tfspeedlab.analysis.summary import text_columns
 from tfspeedlab.run.worker import EXIT_NO_GPU, terminate_as_interrupt
 from tfspeedlab.units import format_ratio, format_time
 
@@ -95,17 +92,27 @@ def _parser() -> argparse.ArgumentParser:
     history.set_defaults(handler=_history)
 
     diagnosis = commands.add_parser(
-        "diagnose", help="time your own function eagerly, as a tf.function and with XLA, and say what to do")
-    diagnosis.add_argument("target", metavar="TARGET", help="path/to/file.py:function or package.module:function")
+        "diagnose", help="time your own function (eagerly, as a tf.function, with XLA) or Keras model "
+                         "(predict and training calls) and say what to do")
+    diagnosis.add_argument("target", metavar="TARGET",
+                           help="path/to/file.py:function, package.module:function, or a Keras model file "
+                                "(model.keras, model.h5)")
     diagnosis.add_argument("--inputs", metavar="SPEC",
                            help="path.py:make_inputs (or package.module:make_inputs), returning (args, kwargs) "
-                                "for the target; without it the target is called with no arguments")
-    diagnosis.add_argument("--budget", type=float, default=1.0, metavar="SECONDS",
-                           help="timing per mode, after each mode's first call (default: 1)")
-    diagnosis.add_argument("--json", action="store_true", help="print the report as JSON")
+                                "for the function; without it the function is called with no arguments")
+    diagnosis.add_argument("--batch", type=_positive, metavar="N",
+                           help="for a Keras model file: the batch size to measure at (default: 32)")
+    diagnosis.add_argument("--budget", type=float, default=10.0, metavar="SECONDS",
+                           help="time the whole diagnosis may take, first calls (tracing, compiling) "
+                                "excepted (default: 10)")
+    diagnosis.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
+    diagnosis.add_argument("--save", type=Path, metavar="FILE",
+                           help="also write the report as JSON, with the environment, to FILE")
     diagnosis.add_argument("--markdown", type=Path, metavar="FILE",
                            help="also write the report to FILE as Markdown, to keep or share")
-    diagnosis.set_defaults(handler=_diagnose)
+    diagnosis.add_argument("--html", type=Path, metavar="FILE",
+                           help="also write the report to FILE as a standalone HTML page")
+    diagnosis.set_defaults(handler=diagnose_command.run)
 
     listing = commands.add_parser("list", help="list the examples")
     listing.set_defaults(handler=_list)
@@ -182,44 +189,6 @@ def _history(options: argparse.Namespace) -> int:
     if any(outcome.status == "interrupted" for outcome in outcomes):
         return EXIT_INTERRUPTED
     return 0 if all(outcome.ok for outcome in outcomes) else 1
-
-
-def _diagnose(options: argparse.Namespace) -> int:
-    def fail(message: str, details: str = "") -> int:
-        if details:
-            print(details.rstrip(), file=sys.stderr)
-        print(f"tfspeedlab: error: {message}", file=sys.stderr)
-        return EXIT_USAGE
-
-    if not 0 < options.budget <= 600:
-        return fail(f"--budget must be more than 0 and at most 600 seconds, got {options.budget:g}")
-    launch.quiet_tensorflow_logs()
-    try:
-        function = targets.load_function(options.target)
-        inputs = targets.load_inputs(options.inputs) if options.inputs else targets.Inputs((), {})
-        print(f"checking {options.target} with its inputs …", file=sys.stderr, flush=True)
-        targets.check_runs(function, inputs, options.target)
-    except targets.TargetError as error:
-        return fail(str(error), error.details)
-    print(f"timing eager, tf.function and XLA (about {3 * options.budget:g} s) …", file=sys.stderr, flush=True)
-    try:
-        found = diagnose(function, *inputs.args, budget_s=options.budget, **inputs.kwargs)
-    except KeyboardInterrupt:
-        print("\ninterrupted before the three modes were timed; nothing to report", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except Exception as error:  # noqa: BLE001 (the reader's code, traced or compiled, may raise anything)
-        return fail(f"{options.target} failed while being timed: {type(error).__name__}: {error}")
-    if options.json:
-        print(json.dumps(json_report(found, options.target), indent=2))
-    else:
-        print(text_report(found, options.target))
-    if options.markdown:
-        try:
-            write_text_atomic(options.markdown, markdown_report(found, options.target))
-        except OSError as error:
-            return fail(f"cannot write {options.markdown}: {error.strerror or error}")
-        print(f"wrote {options.markdown}", file=sys.stderr)
-    return 0
 
 
 def _list(options: argparse.Namespace) -> int:

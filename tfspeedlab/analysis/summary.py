@@ -99,3 +99,11 @@ def any_noisy(results: ResultsFile) -> bool:
 def format_interval(found: intervals.Ratio) -> str:
     """``9.8–10.4×``: the interval of a ratio, three significant figures each end."""
     return f"{format_significant(found.low, 3)}–{format_ratio(found.high)}"
+
+
+def text_columns(table: list[tuple[str, ...]]) -> str:
+    """Aligned columns for a terminal: the first row is the header, ruled off below."""
+    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in table]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(lines)

@@ -1,111 +1,164 @@
 """Diagnose a reader's own function: eager, ``tf.function`` and XLA timed side by side, the cost of
 each first call and after how many calls it pays off, the traced graph's op count, a retracing
-probe, and a verdict in plain words.
+probe, the profiler's split of host time, and the function's place on the guide's cost model.
 
 The three modes are timed in this process, block by block in turn (A B C A B C …) so that a burst
 of load from elsewhere hits them alike; each mode's first call (tracing, compiling) is timed on
-its own. The speed-ups come with the same bootstrap intervals as every page of the guide.
+its own. The whole run keeps to one budget: half of it goes to the timed blocks, and the profiler
+runs each mode only while what that is expected to cost still fits. Tracing and compiling (each
+mode's first call, the retracing probe) cannot be cut short and are not counted against it; the
+report says how long the whole diagnosis took.
+Ctrl-C during the timed blocks keeps the blocks timed so far; during a later part, what came
+before it.
 """
 
 from __future__ import annotations
 
-import math
+import statistics
+import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from tfspeedlab.analysis import intervals
-from tfspeedlab.measure.measurement import Measurement
+from tfspeedlab.analysis import cost_model
+from tfspeedlab.analysis.diagnosis import COST_MODEL_MODES, MODES, Diagnosis, ModeResult, Placement, RetraceProbe
 from tfspeedlab.measure.timer import TimedCall, bench_interleaved
+from tfspeedlab.profiling.capture import profile
+from tfspeedlab.results.repo import REPO_ROOT
+from tfspeedlab.results.schema import ResultsFileError
+from tfspeedlab.results.store import load_runner
 
-MODES = ("eager", "tf.function", "XLA")
-# A speed-up smaller than this is reported as no material difference, whatever its interval:
-# a graph that saves 1% on a kernel-bound function is not worth its tracing.
-MATERIAL_SPEEDUP = 1.10
-
-
-@dataclass(frozen=True)
-class ModeResult:
-    mode: str
-    measurement: Measurement | None
-    error: str | None = None  # why the mode could not run (XLA cannot compile an op, say)
-
-    @property
-    def first_call_s(self) -> float | None:
-        return self.measurement.first_call_s if self.measurement else None
-
-
-@dataclass(frozen=True)
-class RetraceProbe:
-    """How often a ``tf.function`` of the reader's function traced when called the ways programs
-    call it: once as given, then with another batch size, then with other Python numbers."""
-
-    first_traces: int
-    batch_size_traces: int | None  # extra traces for another batch size (None: no tensor argument)
-    python_number_traces: int | None  # extra traces for two other Python numbers (None: none taken)
-
-    @property
-    def fixes(self) -> list[str]:
-        found = []
-        if self.batch_size_traces:
-            found.append("give the tf.function an input_signature with None for the batch dimension, "
-                         "or reduce_retracing=True")
-        if self.python_number_traces:
-            found.append("pass the numbers as tensors (tf.constant) instead of Python floats or ints")
-        return found
+# Share of the budget the timed blocks of the three modes get between them.
+TIMING_SHARE = 0.5
+# Profiled calls per mode: enough for shares that hold still, few enough for a slow function.
+PROFILED_CALLS = (3, 20)
+# What one profile costs besides the calls: starting the profiler and converting its trace.
+PROFILE_FIXED_S = 1.5
+# The profiler slows each call (it records every op); the estimate allows for that.
+PROFILER_SLOWDOWN = 3.0
+# Graph ops that move or name values rather than compute: left out of the count the cost model takes.
+NON_COMPUTE_OPS = frozenset({"Placeholder", "Const", "Identity", "IdentityN", "NoOp", "ReadVariableOp",
+                             "VarHandleOp", "StopGradient", "_Arg", "_Retval"})
 
 
-@dataclass(frozen=True)
-class Diagnosis:
-    modes: dict[str, ModeResult]
-    speedups: dict[str, intervals.Ratio]  # eager time ÷ the mode's time
-    break_even_calls: dict[str, float | None]  # calls after which the mode's first call has paid off
-    op_count: int | None
-    retracing: RetraceProbe
-    # The tf.function's time ÷ XLA's: above 1, XLA is the faster of the two compiled modes.
-    xla_over_graph: intervals.Ratio | None = None
+def diagnose(fn: Callable[..., Any], *args: Any, budget_s: float = 5.0, **kwargs: Any) -> Diagnosis:
+    """Time ``fn(*args, **kwargs)`` eagerly, as a ``tf.function`` and with XLA, and say what to do.
 
-    @property
-    def verdict(self) -> str:
-        return verdict(self)
+    ``budget_s`` caps the whole diagnosis (first calls excepted: tracing cannot be cut short)."""
+    return measure(fn, args, kwargs, budget_s=budget_s, target=getattr(fn, "__qualname__", repr(fn)))
 
 
-def diagnose(fn: Callable[..., Any], *args: Any, budget_s: float = 1.0, **kwargs: Any) -> Diagnosis:
-    """Time ``fn(*args, **kwargs)`` eagerly, as a ``tf.function`` and with XLA, and say what to do."""
+def measure(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], *, budget_s: float, target: str,
+            progress: Callable[[str], None] = lambda line: None) -> Diagnosis:
     import tensorflow as tf
 
+    started = time.perf_counter()
+    first_calls_s = 0.0  # tracing and compiling: paid whatever the budget, so not counted against it
+
+    def remaining() -> float:
+        return budget_s - (time.perf_counter() - started - first_calls_s)
+
     call = _bind(fn, kwargs)
-    compiled = {"eager": call, "tf.function": tf.function(call),
-                "XLA": tf.function(call, jit_compile=True)}
+    compiled = {"eager": call, "tf.function": tf.function(call), "XLA": tf.function(call, jit_compile=True)}
+    progress("first calls, warm-up and calibration of eager, tf.function and XLA (tracing, compiling) …")
     prepared, errors = {}, {}
     for mode, function in compiled.items():
         try:
-            prepared[mode] = TimedCall(function, args, budget_s=budget_s)
+            prepared[mode] = TimedCall(function, args, budget_s=budget_s * TIMING_SHARE / len(MODES))
+        except KeyboardInterrupt:
+            raise
         except Exception as error:  # noqa: BLE001 (the reader's code may raise anything; say what)
             if mode == "eager":
                 raise
-            errors[mode] = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
-    measured = dict(zip(prepared, bench_interleaved(list(prepared.values()))))
-    modes = {mode: ModeResult(mode, measured.get(mode), errors.get(mode)) for mode in MODES}
-    eager = measured["eager"]
-    speedups = {mode: intervals.ratio([eager], [measurement]) for mode, measurement in measured.items()
-                if mode != "eager"}
-    both = "tf.function" in measured and "XLA" in measured
-    return Diagnosis(modes, speedups,
-                     {mode: break_even(eager, measurement) for mode, measurement in measured.items() if mode != "eager"},
-                     _op_count(compiled["tf.function"], args), probe_retracing(fn, args, kwargs),
-                     intervals.ratio([measured["tf.function"]], [measured["XLA"]]) if both else None)
+            errors[mode] = _first_line(error)
+    first_calls_s = sum(timed.first_call_s for timed in prepared.values())
+    progress(f"timing {', '.join(prepared)} in turn (about {budget_s * TIMING_SHARE:.3g} s) …")
+    interrupted = False
+    try:
+        measured = dict(zip(prepared, bench_interleaved(list(prepared.values()))))
+    except KeyboardInterrupt:
+        # The blocks timed so far still stand: a shorter run, not a wrong one.
+        interrupted = True
+        measured = {mode: timed.result() for mode, timed in prepared.items() if timed.samples}
+        if "eager" not in measured:
+            raise
+    modes = {mode: ModeResult(mode, measured.get(mode), errors.get(mode)
+                              or (None if mode in measured else "interrupted before its first timed block"))
+             for mode in MODES}
+    graph = _concrete_graph(compiled["tf.function"], args)
+    op_count = None if graph is None else len(graph.get_operations())
+    placement = place_on_cost_model(graph) if graph is not None else None
+    skipped: dict[str, str] = {}
+    retracing = None
+    host_split: dict = {}
+    try:
+        if interrupted:
+            raise KeyboardInterrupt
+        progress("probing for retracing (another batch size, other Python numbers) …")
+        probe_started = time.perf_counter()
+        retracing = probe_retracing(fn, args, kwargs)
+        # The probe is tracing, four traces at most: outside the budget, like the first calls.
+        first_calls_s += time.perf_counter() - probe_started
+        _split_within_budget(call, args, measured, budget_s, remaining, host_split, skipped, progress)
+    except KeyboardInterrupt:
+        interrupted = True
+        if retracing is None:
+            skipped.setdefault("retracing probe", "interrupted")
+        if len(host_split) < len(measured):
+            skipped.setdefault("host-time split", "interrupted")
+    return Diagnosis(target, modes, op_count, retracing, host_split, placement, skipped,
+                     budget_s=budget_s, elapsed_s=time.perf_counter() - started, tracing_s=first_calls_s,
+                     interrupted=interrupted)
 
 
-def break_even(eager: Measurement, mode: Measurement) -> float | None:
-    """Calls after which ``mode``'s costlier first call (tracing, compiling) is paid back by its
-    cheaper calls; None when it is not cheaper per call."""
-    saving = eager.median_s - mode.median_s
-    if saving <= 0:
+def _split_within_budget(call, args, measured, budget_s, remaining, split, skipped, progress) -> None:
+    """Profile each mode into ``split`` while its expected cost fits the budget."""
+    import tensorflow as tf
+
+    for mode, measurement in measured.items():
+        calls = int(min(max(0.1 * budget_s / measurement.median_s, PROFILED_CALLS[0]), PROFILED_CALLS[1]))
+        expected = (measurement.first_call_s + PROFILE_FIXED_S
+                    + (calls + 2) * measurement.median_s * PROFILER_SLOWDOWN)
+        if expected > remaining():
+            skipped[f"host-time split, {mode}"] = f"the budget was spent; it needs about {expected:.2g} s"
+            continue
+        progress(f"profiling {calls} {mode} calls for the host-time split …")
+        # A fresh function each time: the graph executor stops tracing kernels it has timed as
+        # cheap, so a function that ran through the whole benchmark would show no kernel time.
+        function = {"eager": call, "tf.function": tf.function(call),
+                    "XLA": tf.function(call, jit_compile=True)}[mode]
+        try:
+            split[mode] = profile(function, args, calls=calls)
+        except Exception as error:  # noqa: BLE001 (a profiler that cannot run costs this part, not the report)
+            skipped[f"host-time split, {mode}"] = f"the profiler failed: {_first_line(error)}"
+
+
+def place_on_cost_model(graph: Any, results_root=REPO_ROOT / "results") -> Placement | None:
+    """The function beside the guide's cost model, fitted on the GPU runner's sweeps when this
+    machine has a GPU and they exist, else the CPU runner's; None without committed sweeps."""
+    import tensorflow as tf
+
+    runners = (["gpu"] if tf.config.list_physical_devices("GPU") else []) + ["cpu"]
+    for runner in runners:
+        folder = results_root / runner
+        try:
+            results = load_runner(folder, runner) if folder.is_dir() else {}
+        except ResultsFileError:
+            continue
+        if cost_model.can_fit(results):
+            model = cost_model.fit(results, runner)
+            break
+    else:
         return None
-    extra = mode.first_call_s - eager.first_call_s
-    # The tolerance keeps 9 ms ÷ 0.9 ms at 10 calls, not the 11 that rounding error would give.
-    return max(1.0, math.ceil(extra / saving - 1e-9)) if extra > 0 else 1.0
+    compute = [op for op in graph.get_operations() if op.type not in NON_COMPUTE_OPS]
+    sizes = [shape.num_elements() for op in compute for shape in [op.outputs[0].shape] if op.outputs
+             and shape.is_fully_defined()]
+    if not compute or not sizes:
+        return None
+    ops, elements = len(compute), int(statistics.median(sizes))
+    return Placement(model.runner, ops, elements,
+                     {mode: model.per_call(COST_MODEL_MODES[mode], ops, elements) for mode in MODES},
+                     {mode: model.band[COST_MODEL_MODES[mode]] for mode in MODES},
+                     extrapolated=ops > model.measured_ops or elements > model.measured_elements)
 
 
 def probe_retracing(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any]) -> RetraceProbe:
@@ -136,42 +189,6 @@ def _extra_traces(function: Any, calls: list[tuple]) -> int | None:
     return function.experimental_get_tracing_count() - before
 
 
-def verdict(diagnosis: Diagnosis) -> str:
-    """What to do, in plain words, from the intervals: never a word the interval does not carry."""
-    graph = diagnosis.speedups.get("tf.function")
-    lines = []
-    if graph is None:
-        lines.append(f"tf.function could not run: {diagnosis.modes['tf.function'].error}.")
-    elif graph.low >= MATERIAL_SPEEDUP:
-        calls = diagnosis.break_even_calls["tf.function"]
-        lines.append(f"Wrap it in tf.function: {graph.value:.3g}× faster per call (95% interval "
-                     f"{graph.low:.3g}–{graph.high:.3g}×); its first call is paid back after "
-                     f"{calls:,.0f} call{'s' if calls != 1 else ''}.")
-    elif graph.high <= 1 / MATERIAL_SPEEDUP:
-        lines.append(f"tf.function makes it slower ({1 / graph.value:.3g}× slower per call, 95% interval "
-                     f"{1 / graph.high:.3g}–{1 / graph.low:.3g}×): a graph call costs more than this "
-                     "function's ops take eagerly, so leave it eager.")
-    else:
-        lines.append("tf.function makes no material difference per call: the time is in the kernels, "
-                     "not in issuing ops from Python.")
-    graph_helps = graph is not None and graph.low >= MATERIAL_SPEEDUP
-    # XLA against the better of the two it would replace: the tf.function where that helps, else eager.
-    versus, against = ((diagnosis.xla_over_graph, "the plain tf.function") if graph_helps
-                       else (diagnosis.speedups.get("XLA"), "eager"))
-    if versus is not None:
-        if versus.low >= MATERIAL_SPEEDUP:
-            lines.append(f"XLA (jit_compile=True) is faster than {against}: {versus.value:.3g}× "
-                         f"(95% interval {versus.low:.3g}–{versus.high:.3g}×).")
-        elif versus.high <= 1 / MATERIAL_SPEEDUP:
-            lines.append(f"XLA (jit_compile=True) is slower than {against} ({1 / versus.value:.3g}× slower): "
-                         "leave it off.")
-    elif "XLA" not in diagnosis.speedups:
-        lines.append(f"XLA could not compile it: {diagnosis.modes['XLA'].error}.")
-    if fixes := diagnosis.retracing.fixes:
-        lines.append("It retraces when called differently: " + "; ".join(fixes) + ".")
-    return " ".join(lines)
-
-
 def _bind(fn: Callable[..., Any], kwargs: Mapping[str, Any]) -> Callable[..., Any]:
     if not kwargs:
         return fn
@@ -182,11 +199,16 @@ def _bind(fn: Callable[..., Any], kwargs: Mapping[str, Any]) -> Callable[..., An
     return bound
 
 
-def _op_count(function: Any, args: tuple) -> int | None:
+def _concrete_graph(function: Any, args: tuple) -> Any:
     try:
-        return len(function.get_concrete_function(*args).graph.get_operations())
+        return function.get_concrete_function(*args).graph
     except Exception:  # noqa: BLE001 (a function that cannot be traced has no graph to count)
         return None
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error)
+    return f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"
 
 
 def _batched(value: Any) -> bool:

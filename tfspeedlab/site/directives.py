@@ -67,6 +67,8 @@
 
 ``{{ history_trend … }}``, ``{{ history_changes … }}`` and the other ``history_`` directives
     The release history: see ``tfspeedlab.site.history_directives``.
+``{{ diagnosis NAME }}`` and the other ``diagnosis_`` directives
+    Committed ``tfspeedlab diagnose`` reports: see ``tfspeedlab.site.diagnosis_directives``.
 
 Inline figures read the ``cpu`` runner unless given ``runner=gpu``; arguments
 with spaces are quoted: ``{{ metric tracing "python scalars" traces }}``. A
@@ -79,7 +81,7 @@ from __future__ import annotations
 import inspect
 import posixpath
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,8 +94,9 @@ from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import RUNNERS, ResultsFile
 from tfspeedlab.results.store import load_failure
 from tfspeedlab.site import charts, listing, markdown, quantities, tables, templating
+from tfspeedlab.site.diagnosis_directives import DIAGNOSIS_DIRECTIVES, Sample
 from tfspeedlab.site.history_directives import HISTORY_DIRECTIVES
-from tfspeedlab.site.runners import RUNNER_TITLES, not_measured, runner_tabs
+from tfspeedlab.site.runners import RUNNER_TITLES, machine_summary, not_measured, runner_tabs
 from tfspeedlab.site.simulator import PARAMS_URI, simulator_html
 from tfspeedlab.site.views import view_for
 from tfspeedlab.units import format_bytes, format_ratio, format_signed_time, format_time
@@ -126,6 +129,8 @@ class Context:
     known_examples: frozenset[str] | None = None
     # Each runner's release history (``tfspeedlab history``), oldest release first.
     history: dict[str, list[ReleaseResults]] = field(default_factory=dict)
+    # Each runner's committed `tfspeedlab diagnose` reports, by sample name.
+    diagnoses: dict[str, dict[str, Sample]] = field(default_factory=dict)
 
     def check_example(self, example: str) -> None:
         if self.known_examples is not None and example not in self.known_examples:
@@ -405,19 +410,13 @@ def _measured_on(context: Context) -> str:
     summary = {}
     for runner in RUNNERS:
         found = list(context.results[runner].values())
-        machines = sorted({_machine(results.environment) for results in found})
+        machines = sorted({machine_summary(results.environment) for results in found})
         dates = sorted(results.environment["utc_time"][:10] for results in found)
         summary.update({runner: machines, f"{runner}_count": quantities.count(len(found), "example"),
                         f"{runner}_versions": sorted({results.environment["tensorflow"] for results in found}),
                         f"{runner}_dates": (dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}")
                         if dates else ""})
     return templating.render("measured_on.md.j2", runners=context.relative("runners.md"), **summary)
-
-
-def _machine(environment: Mapping) -> str:
-    machine = f"{environment['cpu_model']}, {environment['logical_cores']} logical cores"
-    gpus = ", ".join(gpu.get("name", "?") for gpu in environment["gpus"])
-    return f"{gpus} ({machine})" if gpus else machine
 
 
 def _listing(context: Context, example: str) -> str:
@@ -670,4 +669,5 @@ DIRECTIVES: dict[str, Callable[..., str]] = {
     "model_validation": _model_validation,
     "model_figure": _model_figure,
     **HISTORY_DIRECTIVES,
+    **DIAGNOSIS_DIRECTIVES,
 }

@@ -24,7 +24,7 @@ from tfspeedlab.results.history import load_history
 from tfspeedlab.results.repo import example_names, examples_dir
 from tfspeedlab.results.schema import RUNNERS, MissingCaseError, ResultsFileError
 from tfspeedlab.results.store import load_runner
-from tfspeedlab.site import charts, directives, history_charts, history_directives, notebook_pages, simulator, views
+from tfspeedlab.site import charts, diagnosis_directives, directives, history_charts, history_directives, notebook_pages, simulator, views
 
 DIRECTIVE = re.compile(r"\{\{\s*(?P<name>[a-z_]+)(?P<args>[^{}]*)\}\}")
 # What is left of a directive the pattern above did not take: a typo, not text to publish.
@@ -91,6 +91,11 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
                 raise PluginError(f"tfspeedlab: cannot build from a malformed history file: {error}") from error
             for chart in self._history_charts(config, runner):
                 files.append(chart)
+        try:
+            self.diagnoses = {runner: diagnosis_directives.load_samples(self.results_root, runner)
+                              for runner in RUNNERS}
+        except ValueError as error:  # a malformed file, or one named outside [a-z0-9_]
+            raise PluginError(f"tfspeedlab: cannot build from a diagnosis file: {error}") from error
         self.models = simulator.fitted_models(self.results)
         files.append(File.generated(config, simulator.PARAMS_URI,
                                     content=simulator.params_json(self.models)))
@@ -119,7 +124,7 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
 
     def _context(self, page) -> directives.Context:
         return directives.Context(self.results, self.results_root, self.repo_url, page.file.src_uri, page.url,
-                                  self.models, self.known_examples, self.history)
+                                  self.models, self.known_examples, self.history, self.diagnoses)
 
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
         context = self._context(page)

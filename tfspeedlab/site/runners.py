@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from tfspeedlab.results.schema import RUNNERS
 from tfspeedlab.site import templating
@@ -17,6 +17,15 @@ def runner_tabs(body_of: Callable[[str], str]) -> str:
     return "\n\n".join(tabs) + "\n"
 
 
-def not_measured(runner: str, what: str) -> str:
-    """The note a tab shows where its runner has no results: ``what`` is Markdown."""
-    return templating.render("not_measured.md.j2", title=RUNNER_TITLES[runner], runner=runner, what=what)
+def not_measured(runner: str, what: str, command: str | None = None) -> str:
+    """The note a tab shows where its runner has no results: ``what`` is Markdown; ``command`` the
+    command that measures it (default: ``tfspeedlab run --runner RUNNER``)."""
+    return templating.render("not_measured.md.j2", title=RUNNER_TITLES[runner], what=what,
+                             command=command or f"tfspeedlab run --runner {runner}")
+
+
+def machine_summary(environment: Mapping) -> str:
+    """``Intel Xeon …, 2 logical cores``, led by the GPUs' names where there are any."""
+    machine = f"{environment['cpu_model']}, {environment['logical_cores']} logical cores"
+    gpus = ", ".join(gpu.get("name", "?") for gpu in environment["gpus"])
+    return f"{gpus} ({machine})" if gpus else machine

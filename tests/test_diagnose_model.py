@@ -1,0 +1,155 @@
+"""`tfspeedlab.run.diagnose_model`: a reader's own Keras model through the predict ladder and the
+training calls.
+
+The one timed verdict asserted is the predict ladder's: on a small MLP, calling the model (directly
+or through a tf.function) is tens of times faster than ``predict`` in the guide's measurements, far
+past the 1.10× threshold at any small batch. Everything else is structure: which calls ran, who
+chose the loss, the JSON round trip, the report's shape, and the errors a reader can make."""
+
+from __future__ import annotations
+
+import json
+
+import keras
+import pytest
+
+from tfspeedlab.analysis.model_diagnosis import (
+    CALLS, FROM_FILE, FROM_TFSPEEDLAB, MATERIAL_SPEEDUP, PREDICT, TRAINING, model_from_json, model_text_report,
+    model_to_json)
+from tfspeedlab.run import diagnose_model as diagnose_model_module
+from tfspeedlab.run.diagnose_model import diagnose_model
+from tfspeedlab.run.targets import TargetError
+
+BATCH = 8
+BUDGET_S = 0.2
+
+
+def _mlp():
+    return keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(10)])
+
+
+@pytest.fixture(scope="module")
+def compiled_model(tmp_path_factory):
+    model = _mlp()
+    model.compile(keras.optimizers.SGD(0.01), keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    path = tmp_path_factory.mktemp("model") / "model.keras"
+    model.save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def diagnosis(compiled_model):
+    return diagnose_model(compiled_model, BATCH, budget_s=BUDGET_S)
+
+
+def test_every_call_is_measured_with_the_files_loss_and_optimizer(diagnosis):
+    assert [call.name for call in diagnosis.calls] == [*CALLS[PREDICT], *CALLS[TRAINING]]
+    assert all(call.measurement is not None and call.error is None for call in diagnosis.calls)
+    assert diagnosis.input_shapes == ((BATCH, 32),) and not diagnosis.interrupted
+    assert diagnosis.compiled_by == FROM_FILE
+    assert diagnosis.loss.startswith("SparseCategoricalCrossentropy") and diagnosis.optimizer.startswith("SGD")
+    # Every call but each group's baseline has its speed-up.
+    assert set(diagnosis.speedups) == set(CALLS[PREDICT][1:]) | (set(CALLS[TRAINING]) - {"train_on_batch"})
+
+
+def test_the_verdict_says_calling_the_model_beats_predict(diagnosis):
+    direct = max(diagnosis.speedups["model(x)"].low, diagnosis.speedups["tf.function"].low)
+    assert direct >= MATERIAL_SPEEDUP
+    assert diagnosis.verdict.startswith("For one batch at a time, ")
+    assert "faster than predict [" in diagnosis.verdict and "For training" in diagnosis.verdict
+
+
+def test_the_diagnosis_round_trips_through_json(diagnosis):
+    data = json.loads(json.dumps(model_to_json(diagnosis)))
+    assert data["kind"] == "keras model"
+    again = model_from_json(data)
+    assert again == diagnosis
+    assert again.speedups == diagnosis.speedups and model_text_report(again) == model_text_report(diagnosis)
+
+
+def test_the_text_report_has_its_tables_and_ends_in_the_verdict(diagnosis, compiled_model):
+    report = model_text_report(diagnosis)
+    lines = report.splitlines()
+    assert lines[0] == f"tfspeedlab diagnose {compiled_model} --batch {BATCH}" and lines[1] == ""
+    assert all(name in report for name in (*CALLS[PREDICT], *CALLS[TRAINING]))
+    assert "predict-loop.md" in report and "training-apis.md" in report
+    last = report.split("\n\n")[-1]
+    assert last.startswith("Verdict: ") and last == "Verdict: " + diagnosis.verdict
+
+
+def test_an_uncompiled_model_trains_with_sgd_and_mse_chosen_by_tfspeedlab(tmp_path):
+    path = tmp_path / "plain.keras"
+    _mlp().save(path)
+    found = diagnose_model(path, 4, budget_s=0.1)
+    assert found.compiled_by == FROM_TFSPEEDLAB and found.loss == "mse" and found.optimizer.startswith("SGD")
+    assert all(call.measurement is not None for call in found.group(TRAINING))
+    assert "chosen by tfspeedlab" in model_text_report(found)
+
+
+def test_ctrl_c_during_the_training_calls_keeps_the_predict_ladder(compiled_model, monkeypatch):
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(diagnose_model_module, "training_rungs", interrupted)
+    lines = []
+    found = diagnose_model(compiled_model, 2, budget_s=0.1, progress=lines.append)
+    assert found.interrupted and lines[0] == "loading model.keras"
+    assert all(call.measurement is not None for call in found.group(PREDICT))
+    assert all(call.measurement is None and call.error is None for call in found.group(TRAINING))
+    assert "not measured (interrupted)" in model_text_report(found)
+    assert model_from_json(json.loads(json.dumps(model_to_json(found)))) == found
+
+
+def test_a_training_call_that_raises_is_recorded_and_the_others_go_on(compiled_model, monkeypatch):
+    real = diagnose_model_module.training_rungs
+
+    def one_broken(*args):
+        rungs = real(*args)
+
+        def broken():
+            raise RuntimeError("no step for you\nsecond line")
+
+        return {**rungs, "train_on_batch": broken}
+
+    monkeypatch.setattr(diagnose_model_module, "training_rungs", one_broken)
+    found = diagnose_model(compiled_model, 2, budget_s=0.1)
+    assert found.call("train_on_batch").error == "RuntimeError: no step for you"
+    assert found.call("fit, steps_per_execution=1").measurement is not None
+    assert "train_on_batch could not run (RuntimeError: no step for you)" in found.verdict
+
+
+def test_bad_inputs_are_target_errors(tmp_path, compiled_model):
+    with pytest.raises(TargetError, match="no file"):
+        diagnose_model(tmp_path / "missing.keras", 8)
+    text = tmp_path / "x.keras"
+    text.write_text("not a model")
+    with pytest.raises(TargetError, match="not a model Keras can load.*Keras said"):
+        diagnose_model(text, 8)
+    with pytest.raises(TargetError, match="--batch must be at least 1"):
+        diagnose_model(compiled_model, 0)
+
+
+def test_an_input_with_unknown_sizes_besides_the_batch_is_a_target_error(tmp_path):
+    path = tmp_path / "sequence.keras"
+    keras.Sequential([keras.Input((None, 8)), keras.layers.GlobalAveragePooling1D(), keras.layers.Dense(2)]).save(path)
+    with pytest.raises(TargetError, match="unknown sizes besides the batch"):
+        diagnose_model(path, 8)
+
+
+@pytest.mark.parametrize("damage", [
+    lambda data: data.update(kind="function"),
+    lambda data: data.pop("batch"),
+    lambda data: data.update(batch=True),
+    lambda data: data.update(input_shapes=[[8, None]]),
+    lambda data: data["calls"][0]["measurement"].update(samples_s=[]),
+    lambda data: data["calls"][1]["measurement"].update(first_call_s="soon"),
+    lambda data: data["calls"][2].update(name="model.predict"),
+    lambda data: data["calls"][5].update(measurement=None),  # neither timed nor failed, yet not interrupted
+    lambda data: data.update(calls="all of them"),
+    lambda data: data.clear() or data.update(kind="keras model"),
+])
+def test_malformed_json_is_a_clear_value_error(diagnosis, damage):
+    data = json.loads(json.dumps(model_to_json(diagnosis)))
+    damage(data)
+    with pytest.raises(ValueError, match="not a Keras model diagnosis"):
+        model_from_json(data)

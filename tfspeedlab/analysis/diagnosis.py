@@ -1,0 +1,335 @@
+"""What ``tfspeedlab diagnose`` found about a reader's function, and what to do about it.
+
+The measuring is ``tfspeedlab.run.diagnose``; this module holds what it measured (each mode's
+raw blocks, the retracing probe, the profiler's host-time split, the function's place on the
+guide's cost model), derives the speed-ups and break-evens from the raw blocks, and words the
+verdict. A diagnosis round-trips through JSON unchanged, so a committed report renders on the site
+exactly as the terminal printed it: everything derived is recomputed from the same blocks (the
+bootstrap is seeded by the samples, so it gives the same interval again).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from tfspeedlab.analysis import intervals
+from tfspeedlab.measure.measurement import Measurement
+from tfspeedlab.profiling.trace import HOST_LAYERS, Breakdown
+from tfspeedlab.units import format_ratio, format_significant, format_time
+
+MODES = ("eager", "tf.function", "XLA")
+# The cost model's name for each mode (analysis.cost_model.MODES).
+COST_MODEL_MODES = {"eager": "eager", "tf.function": "graph", "XLA": "xla"}
+# A speed-up smaller than this is reported as no material difference, whatever its interval:
+# a graph that saves 1% on a kernel-bound function is not worth its tracing.
+MATERIAL_SPEEDUP = 1.10
+# The guide's pages each finding links to (relative to the site's root).
+PAGES = {"overhead": ("small-ops.md", "Many small ops"), "kernel": ("matmul.md", "One big op"),
+         "xla": ("xla.md", "When does XLA pay?"), "tracing": ("tracing.md", "The cost of tracing"),
+         "layers": ("where-time-goes.md", "Where the time goes"),
+         "worth": ("worth-it.md", "Is tf.function worth it?")}
+
+
+@dataclass(frozen=True)
+class ModeResult:
+    mode: str
+    measurement: Measurement | None
+    error: str | None = None  # why the mode could not run (XLA cannot compile an op, say)
+
+    @property
+    def first_call_s(self) -> float | None:
+        return self.measurement.first_call_s if self.measurement else None
+
+
+@dataclass(frozen=True)
+class RetraceProbe:
+    """How often a ``tf.function`` of the reader's function traced when called the ways programs
+    call it: once as given, then with another batch size, then with other Python numbers."""
+
+    first_traces: int
+    batch_size_traces: int | None  # extra traces for another batch size (None: no tensor argument)
+    python_number_traces: int | None  # extra traces for two other Python numbers (None: none taken)
+
+    @property
+    def fixes(self) -> list[str]:
+        """A sentence per trap found: what retraces, and the fix."""
+        found = []
+        if self.python_number_traces:
+            found.append(f"It retraces for every new Python number it is given ({self.python_number_traces} "
+                         "traces for two new values), each costing a first call again: pass the numbers as "
+                         "tensors (tf.constant) instead of Python floats or ints.")
+        if self.batch_size_traces:
+            found.append("A new batch size traces it again: if it will see batches of several sizes, give the "
+                         "tf.function an input_signature with None for the batch dimension, or "
+                         "reduce_retracing=True.")
+        return found
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The function set against the guide's cost model: what a chain of as many elementwise ops,
+    on tensors of its typical size, costs per call in each mode on the runner the model was fitted
+    on, beside what the function measured."""
+
+    runner: str
+    ops: int  # the traced graph's ops that compute (placeholders, constants, identities left out)
+    elements: int  # the median element count of their outputs
+    predicted_s: dict[str, float]  # by diagnosis mode
+    band: dict[str, float]  # the model's worst relative miss on the guide's own chains, by mode
+    extrapolated: bool  # ops or elements beyond what the model was fitted on
+
+    def measured_over_predicted(self, diagnosis: Diagnosis, mode: str) -> float | None:
+        measurement = diagnosis.modes[mode].measurement
+        if measurement is None or mode not in self.predicted_s:
+            return None
+        return intervals.estimate_s([measurement]) / self.predicted_s[mode]
+
+    def reading(self, diagnosis: Diagnosis) -> str:
+        """What the eager ratio says: the model counts issuing ops and elementwise arithmetic, so a
+        function far above it spends its time in heavier kernels."""
+        ratio = self.measured_over_predicted(diagnosis, "eager")
+        if ratio is None:
+            return ""
+        band = self.band["eager"]
+        if ratio > 1 + max(band, 1.0):
+            return (f"eagerly it takes {ratio:.3g}× what {self.ops:,} elementwise ops cost: its kernels do "
+                    "more work than elementwise arithmetic (a matmul, a convolution), and that work is "
+                    "the same in every mode")
+        if ratio < 1 / (1 + max(band, 1.0)):
+            return (f"eagerly it takes {ratio:.3g}× what {self.ops:,} elementwise ops cost: many of its "
+                    "ops are cheaper to issue than the guide's (shape or control ops)")
+        return (f"eagerly it costs what {self.ops:,} elementwise ops of this size cost in the guide "
+                f"({ratio:.3g}× the model's prediction): its time is the cost of issuing ops")
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    target: str
+    modes: dict[str, ModeResult]
+    op_count: int | None
+    retracing: RetraceProbe | None  # None when the probe was skipped (budget spent, Ctrl-C)
+    host_split: dict[str, Breakdown] = field(default_factory=dict)  # by mode, from the profiler
+    placement: Placement | None = None
+    skipped: dict[str, str] = field(default_factory=dict)  # part → why it was not measured
+    budget_s: float | None = None
+    elapsed_s: float | None = None
+    tracing_s: float | None = None  # of elapsed_s: first calls and the retracing probe, outside the budget
+    interrupted: bool = False
+
+    @cached_property
+    def measured(self) -> dict[str, Measurement]:
+        return {mode: result.measurement for mode, result in self.modes.items() if result.measurement}
+
+    @cached_property
+    def speedups(self) -> dict[str, intervals.Ratio]:
+        """Eager time ÷ each compiled mode's, with its bootstrap interval."""
+        eager = self.measured.get("eager")
+        return {mode: intervals.ratio([eager], [measurement]) for mode, measurement in self.measured.items()
+                if mode != "eager" and eager is not None}
+
+    @cached_property
+    def xla_over_graph(self) -> intervals.Ratio | None:
+        """The tf.function's time ÷ XLA's: above 1, XLA is the faster of the two compiled modes."""
+        if "tf.function" in self.measured and "XLA" in self.measured:
+            return intervals.ratio([self.measured["tf.function"]], [self.measured["XLA"]])
+        return None
+
+    @cached_property
+    def break_even_calls(self) -> dict[str, float | None]:
+        eager = self.measured.get("eager")
+        return {mode: break_even(eager, measurement) for mode, measurement in self.measured.items()
+                if mode != "eager" and eager is not None}
+
+    @property
+    def verdict(self) -> str:
+        return verdict(self)
+
+    @property
+    def links(self) -> list[tuple[str, str]]:
+        """The guide's pages that explain this diagnosis, as (page, title)."""
+        return [PAGES[topic] for topic in topics(self)]
+
+
+def break_even(eager: Measurement, mode: Measurement) -> float | None:
+    """Calls after which ``mode``'s costlier first call (tracing, compiling) is paid back by its
+    cheaper calls; None when it is not cheaper per call."""
+    saving = eager.median_s - mode.median_s
+    if saving <= 0:
+        return None
+    extra = mode.first_call_s - eager.first_call_s
+    # The tolerance keeps 9 ms ÷ 0.9 ms at 10 calls, not the 11 that rounding error would give.
+    return max(1.0, math.ceil(extra / saving - 1e-9)) if extra > 0 else 1.0
+
+
+def graph_helps(diagnosis: Diagnosis) -> bool:
+    graph = diagnosis.speedups.get("tf.function")
+    return graph is not None and graph.low >= MATERIAL_SPEEDUP
+
+
+def verdict(diagnosis: Diagnosis) -> str:
+    """What to do, in plain words, from the intervals: never a word the interval does not carry."""
+    if "eager" not in diagnosis.measured:
+        return "Nothing was timed (interrupted before the first timed block)."
+    graph = diagnosis.speedups.get("tf.function")
+    probe = diagnosis.retracing
+    lines = []
+    # A function that retraces on every new number pays a first call each time: that comes first.
+    retraces = probe is not None and bool(probe.python_number_traces)
+    if retraces:
+        lines.append(_retracing_first(diagnosis))
+    if graph is None:
+        lines.append(f"tf.function could not run: {diagnosis.modes['tf.function'].error}.")
+    elif graph.low >= MATERIAL_SPEEDUP:
+        calls = diagnosis.break_even_calls["tf.function"]
+        lines.append(f"{'With that fixed, wrap' if retraces else 'Wrap'} it in tf.function: "
+                     f"{_faster(graph, 'per call')}; its first call is paid back after {calls:,.0f} "
+                     f"call{'s' if calls != 1 else ''}.")
+    elif graph.high <= 1 / MATERIAL_SPEEDUP:
+        lines.append(f"tf.function makes it slower per call ({_slower(graph)}): a graph call costs more "
+                     "than this function's ops take eagerly, so leave it eager.")
+    else:
+        lines.append(f"tf.function makes no material difference per call ({_bare(graph)}): the time is in "
+                     "the kernels, not in issuing ops from Python.")
+    # XLA against the better of the two it would replace: the tf.function where that helps, else eager.
+    versus, against = ((diagnosis.xla_over_graph, "the plain tf.function") if graph_helps(diagnosis)
+                       else (diagnosis.speedups.get("XLA"), "eager"))
+    if versus is not None:
+        if versus.low >= MATERIAL_SPEEDUP:
+            lines.append(f"XLA (jit_compile=True) is faster than {against}: {_faster(versus)}.")
+        elif versus.high <= 1 / MATERIAL_SPEEDUP:
+            lines.append(f"XLA (jit_compile=True) is slower than {against} ({_slower(versus)}): leave it off.")
+        else:
+            lines.append(f"XLA (jit_compile=True) makes no material difference against {against} "
+                         f"({_bare(versus)}).")
+    elif diagnosis.modes["XLA"].error:
+        lines.append(f"XLA could not compile it: {diagnosis.modes['XLA'].error}.")
+    if probe is not None and probe.batch_size_traces:
+        lines.append("A new batch size traces it again: if it will see batches of several sizes, give the "
+                     "tf.function an input_signature with None for the batch dimension, or "
+                     "reduce_retracing=True.")
+    if diagnosis.interrupted:
+        lines.append("(Interrupted: these are the blocks timed so far.)")
+    return " ".join(lines)
+
+
+def _retracing_first(diagnosis: Diagnosis) -> str:
+    probe = diagnosis.retracing
+    sentence = (f"Fix the retracing first: every new Python number it is given traces it again "
+                f"({probe.python_number_traces} traces for two new values)")
+    graph, eager = diagnosis.measured.get("tf.function"), diagnosis.measured["eager"]
+    if graph is not None:
+        # The first call is the closest measured figure to what each retrace costs.
+        sentence += (f", and a trace costs about what the first call did ({format_time(graph.first_call_s)}, "
+                     f"{format_ratio(graph.first_call_s / eager.median_s)} an eager call)")
+    return sentence + ". Pass the numbers as tensors (tf.constant) instead of Python floats or ints."
+
+
+def _faster(found: intervals.Ratio, what: str = "") -> str:
+    return f"{format_ratio(found.value)} faster{' ' + what if what else ''} (95% interval {_span(found.low, found.high)})"
+
+
+def _slower(found: intervals.Ratio) -> str:
+    return f"{format_ratio(1 / found.value)} slower, 95% interval {_span(1 / found.high, 1 / found.low)}"
+
+
+def _bare(found: intervals.Ratio) -> str:
+    return f"{format_ratio(found.value)}, 95% interval {_span(found.low, found.high)}"
+
+
+def _span(low: float, high: float) -> str:
+    return f"{format_significant(low, 3)}–{format_ratio(high)}"
+
+
+def topics(diagnosis: Diagnosis) -> list[str]:
+    graph = diagnosis.speedups.get("tf.function")
+    found = []
+    if graph is not None:
+        found.append("overhead" if graph.low >= MATERIAL_SPEEDUP else "kernel")
+        found.append("worth")
+    if "XLA" in diagnosis.speedups:
+        found.append("xla")
+    if diagnosis.retracing is not None and diagnosis.retracing.fixes:
+        found.append("tracing")
+    if diagnosis.host_split:
+        found.append("layers")
+    return found
+
+
+# -- JSON: the raw blocks and findings, never the derived ratios (they are recomputed on load). --
+
+def to_json(diagnosis: Diagnosis) -> dict[str, Any]:
+    def ratio(found: intervals.Ratio | None) -> dict[str, float] | None:
+        return None if found is None else {"value": found.value, "low": found.low, "high": found.high}
+
+    modes = {}
+    for mode, result in diagnosis.modes.items():
+        measurement = result.measurement
+        modes[mode] = {"error": result.error} if measurement is None else {
+            "samples_s": list(measurement.samples_s), "calls_per_block": measurement.calls_per_block,
+            "first_call_s": measurement.first_call_s, "completion": measurement.completion,
+            "median_s": measurement.median_s,  # for readers of the file; recomputed on load
+            "speedup_over_eager": ratio(diagnosis.speedups.get(mode)),
+            "break_even_calls": diagnosis.break_even_calls.get(mode)}
+    probe = diagnosis.retracing
+    placement = diagnosis.placement
+    return {
+        "kind": "function", "target": diagnosis.target, "modes": modes,
+        "xla_over_tf_function": ratio(diagnosis.xla_over_graph), "op_count": diagnosis.op_count,
+        "retracing": None if probe is None else {
+            "first_traces": probe.first_traces, "batch_size_traces": probe.batch_size_traces,
+            "python_number_traces": probe.python_number_traces, "fixes": probe.fixes},
+        "host_split": {mode: {"total_s": split.total_s, "calls": split.calls,
+                              **{f"{layer}_s": getattr(split, f"{layer}_s") for layer in HOST_LAYERS}}
+                       for mode, split in diagnosis.host_split.items()},
+        "placement": None if placement is None else {
+            "runner": placement.runner, "ops": placement.ops, "elements": placement.elements,
+            "predicted_s": placement.predicted_s, "band": placement.band, "extrapolated": placement.extrapolated},
+        "skipped": diagnosis.skipped, "budget_s": diagnosis.budget_s, "elapsed_s": diagnosis.elapsed_s,
+        "tracing_s": diagnosis.tracing_s,
+        "interrupted": diagnosis.interrupted, "verdict": diagnosis.verdict,
+    }
+
+
+def from_json(data: Any) -> Diagnosis:
+    """A diagnosis from ``to_json``'s output; ``ValueError`` naming what is wrong otherwise."""
+    try:
+        if data.get("kind") != "function":
+            raise ValueError(f"kind is {data.get('kind')!r}, not 'function'")
+        modes = {}
+        for mode in MODES:
+            entry = data["modes"][mode]
+            modes[mode] = ModeResult(mode, None, str(entry["error"])) if "samples_s" not in entry else ModeResult(
+                mode, Measurement(tuple(float(s) for s in entry["samples_s"]), int(entry["calls_per_block"]),
+                                  float(entry["first_call_s"]), str(entry["completion"])))
+        probe = data["retracing"]
+        placement = data["placement"]
+        return Diagnosis(
+            target=str(data["target"]), modes=modes,
+            op_count=None if data["op_count"] is None else int(data["op_count"]),
+            retracing=None if probe is None else RetraceProbe(
+                int(probe["first_traces"]), _optional_int(probe["batch_size_traces"]),
+                _optional_int(probe["python_number_traces"])),
+            host_split={mode: Breakdown(total_s=float(split["total_s"]), calls=int(split["calls"]),
+                                        **{f"{layer}_s": float(split[f"{layer}_s"]) for layer in HOST_LAYERS})
+                        for mode, split in data["host_split"].items()},
+            placement=None if placement is None else Placement(
+                str(placement["runner"]), int(placement["ops"]), int(placement["elements"]),
+                {str(k): float(v) for k, v in placement["predicted_s"].items()},
+                {str(k): float(v) for k, v in placement["band"].items()}, bool(placement["extrapolated"])),
+            skipped={str(k): str(v) for k, v in data["skipped"].items()},
+            budget_s=_optional_float(data["budget_s"]), elapsed_s=_optional_float(data["elapsed_s"]),
+            tracing_s=_optional_float(data["tracing_s"]),
+            interrupted=bool(data["interrupted"]))
+    except (KeyError, TypeError, AttributeError) as error:
+        raise ValueError(f"not a diagnosis: missing or malformed {error}") from None
+
+
+def _optional_int(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
+def _optional_float(value: Any) -> float | None:
+    return None if value is None else float(value)

@@ -1,0 +1,117 @@
+"""A diagnosis as a reader sees it: aligned columns for the terminal, Markdown or a standalone HTML
+page to keep or share. The same text is the site's sample reports, so the page shows exactly what
+the terminal printed."""
+
+from __future__ import annotations
+
+import html
+
+from tfspeedlab.analysis.diagnosis import MODES, Diagnosis
+from tfspeedlab.analysis.summary import format_speedup, text_columns
+from tfspeedlab.profiling.trace import HOST_LAYER_LABELS, HOST_LAYERS
+from tfspeedlab.units import format_time
+
+VERDICT_LEAD = "Verdict: "
+# Where a report kept outside the site links to (mkdocs.yml's site_url).
+GUIDE_URL = "https://tfspeedlab.github.io/tfspeedlab/"
+
+
+def text_report(diagnosis: Diagnosis) -> str:
+    sections = [f"tfspeedlab diagnose {diagnosis.target}", _modes_table(diagnosis)]
+    sections.append("\n".join(_findings(diagnosis)))
+    if diagnosis.host_split:
+        sections.append(_host_split_table(diagnosis))
+    if diagnosis.placement is not None:
+        sections.append(_placement_table(diagnosis))
+    if diagnosis.skipped:
+        sections.append("\n".join(f"Not measured: {part} ({why})" for part, why in diagnosis.skipped.items()))
+    sections.append(VERDICT_LEAD + diagnosis.verdict)
+    return "\n\n".join(sections)
+
+
+def _modes_table(diagnosis: Diagnosis) -> str:
+    rows = [("Mode", "Per call (median)", "Speed-up over eager [95%]", "First call", "Paid back after")]
+    for mode in MODES:
+        result = diagnosis.modes[mode]
+        if result.measurement is None:
+            rows.append((mode, f"could not run: {result.error}", "", "", ""))
+            continue
+        speedup = diagnosis.speedups.get(mode)
+        calls = diagnosis.break_even_calls.get(mode)
+        rows.append((mode, format_time(result.measurement.median_s),
+                     format_speedup(speedup) if speedup else "—", format_time(result.first_call_s),
+                     "—" if mode == "eager" else "never" if calls is None else f"{calls:,.0f} calls"))
+    return text_columns(rows)
+
+
+def _findings(diagnosis: Diagnosis) -> list[str]:
+    ops = "unknown (it could not be traced)" if diagnosis.op_count is None else f"{diagnosis.op_count:,}"
+    lines = [f"Ops in the traced graph: {ops}"]
+    probe = diagnosis.retracing
+    if probe is not None:
+        traces = [f"{probe.first_traces} on the first call"]
+        if probe.batch_size_traces is not None:
+            traces.append(f"{probe.batch_size_traces} more for another batch size")
+        if probe.python_number_traces is not None:
+            traces.append(f"{probe.python_number_traces} more for two other Python numbers")
+        lines.append(f"Traces: {', '.join(traces)}")
+    if diagnosis.budget_s is not None and diagnosis.elapsed_s is not None and diagnosis.tracing_s is not None:
+        lines.append(f"Time spent: {diagnosis.elapsed_s:.1f} s, of which {diagnosis.tracing_s:.1f} s tracing and "
+                     f"compiling and {diagnosis.elapsed_s - diagnosis.tracing_s:.1f} s against the "
+                     f"{diagnosis.budget_s:g} s budget")
+    return lines
+
+
+def _host_split_table(diagnosis: Diagnosis) -> str:
+    rows = [("Host time per call (profiled)", *(HOST_LAYER_LABELS[layer] for layer in HOST_LAYERS))]
+    for mode, split in diagnosis.host_split.items():
+        shares = split.fractions()
+        rows.append((f"{mode} ({format_time(split.total_s)}, {split.calls} calls)",
+                     *(f"{shares[layer]:.0%}" for layer in HOST_LAYERS)))
+    return text_columns(rows) + "\n(the profiler's own overhead is in these times; the shares are what matters)"
+
+
+def _placement_table(diagnosis: Diagnosis) -> str:
+    placement = diagnosis.placement
+    rows = [(f"Guide's cost model ({placement.runner}): {placement.ops:,} ops on {placement.elements:,} elements",
+             "Predicted", "Measured (10th pct)", "Measured ÷ predicted")]
+    for mode, predicted in placement.predicted_s.items():
+        ratio = placement.measured_over_predicted(diagnosis, mode)
+        if ratio is None:
+            continue
+        rows.append((mode, format_time(predicted), format_time(ratio * predicted), f"{ratio:.3g}×"))
+    notes = [placement.reading(diagnosis)]
+    if placement.extrapolated:
+        notes.append("beyond the op counts or tensor sizes the model was fitted on: an extrapolation")
+    note = "; ".join(note for note in notes if note)
+    return text_columns(rows) + (f"\n{note[:1].upper()}{note[1:]}." if note else "")
+
+
+def markdown_report(target: str, text: str, links: list[tuple[str, str]]) -> str:
+    """A terminal report (``text``, ending in its verdict) as Markdown: the tables as a code block
+    (their columns stay aligned anywhere), the verdict as prose, the guide's pages as links."""
+    body, verdict_line = text.rsplit("\n\n" + VERDICT_LEAD, 1)
+    fence = "```"
+    listed = "".join(f"\n- [{title}]({page_url(page)})" for page, title in links)
+    return (f"# Diagnosis of `{target.replace('`', '')}`\n\n{fence}text\n{body}\n{fence}\n\n"
+            f"**Verdict.** {verdict_line}\n" + (f"\nRead more:\n{listed}\n" if listed else ""))
+
+
+def html_report(target: str, text: str, links: list[tuple[str, str]]) -> str:
+    """The same as a standalone page (no scripts, no outside files) to keep or attach to an issue."""
+    body, verdict_line = text.rsplit("\n\n" + VERDICT_LEAD, 1)
+    listed = "".join(f'<li><a href="{html.escape(page_url(page))}">{html.escape(title)}</a></li>'
+                     for page, title in links)
+    title = html.escape(f"Diagnosis of {target}")
+    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{title}</title><style>body{{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;"
+            "padding:0 1rem;line-height:1.5}pre{overflow-x:auto;background:#f5f5f5;padding:1rem;"
+            "font-size:.85rem}</style></head><body>"
+            f"<h1>{title}</h1><pre>{html.escape(body)}</pre>"
+            f"<p><strong>Verdict.</strong> {html.escape(verdict_line)}</p>"
+            + (f"<p>Read more:</p><ul>{listed}</ul>" if listed else "") + "</body></html>\n")
+
+
+def page_url(page: str) -> str:
+    return f"{GUIDE_URL}{page.removesuffix('.md')}/"

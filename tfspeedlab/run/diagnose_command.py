@@ -1,0 +1,123 @@
+"""``tfspeedlab diagnose TARGET``: load what the reader names, measure it within the budget with
+progress on stderr, print the report, and keep it as JSON, Markdown or HTML on request.
+
+Every bad input (a missing file or function, a function that raises or touches no TensorFlow,
+inputs that don't fit) ends with one clear message and exit 2; Ctrl-C prints what was measured so
+far and exits 130.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tfspeedlab.analysis import diagnosis as function_diagnosis
+from tfspeedlab.analysis.diagnosis_report import html_report, markdown_report, text_report
+from tfspeedlab.analysis.model_diagnosis import model_text_report, model_to_json
+from tfspeedlab.results.store import write_json_atomic, write_text_atomic
+from tfspeedlab.run import launch, machine, targets
+from tfspeedlab.run.diagnose import measure
+from tfspeedlab.run.diagnose_model import MODEL_SUFFIXES, diagnose_model
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+MAX_BUDGET_S = 3600
+
+
+@dataclass(frozen=True)
+class Report:
+    """One finished diagnosis in every form the command can give it."""
+
+    target: str
+    text: str
+    data: dict[str, Any]
+    links: list[tuple[str, str]]
+    interrupted: bool
+
+
+def run(options: Any) -> int:
+    if not 0 < options.budget <= MAX_BUDGET_S:
+        return _fail(f"--budget must be more than 0 and at most {MAX_BUDGET_S} seconds, got {options.budget:g}")
+    for option in ("markdown", "html", "save"):
+        path = getattr(options, option)
+        if path is not None and path.is_dir():
+            return _fail(f"--{option} {path} is a folder; give a file name")
+    launch.quiet_tensorflow_logs()
+    try:
+        # A target ending in a Keras model file's suffix is a model, not a function.
+        report = (_model_report(options) if options.target.endswith(MODEL_SUFFIXES)
+                  else _function_report(options))
+    except targets.TargetError as error:
+        return _fail(str(error), error.details)
+    except KeyboardInterrupt:
+        print("\ninterrupted before anything was timed; nothing to report", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    print(json.dumps(report.data, indent=2) if options.json else report.text)
+    try:
+        _keep(report, options)
+    except OSError as error:
+        return _fail(f"cannot write the report: {error.strerror or error}: {error.filename or ''}".rstrip(": "))
+    return EXIT_INTERRUPTED if report.interrupted else 0
+
+
+def _function_report(options: Any) -> Report:
+    if options.batch is not None:
+        raise targets.TargetError("--batch is for a Keras model file (model.keras); a function takes its "
+                                  "inputs from --inputs")
+    function = targets.load_function(options.target)
+    inputs = targets.load_inputs(options.inputs) if options.inputs else targets.Inputs((), {})
+    _progress(f"checking {options.target} with its inputs …")
+    targets.check_runs(function, inputs, options.target)
+    # The report's first line is then the command that reproduces it.
+    target = f"{options.target} --inputs {options.inputs}" if options.inputs else options.target
+    try:
+        found = measure(function, inputs.args, inputs.kwargs, budget_s=options.budget, target=target,
+                        progress=_progress)
+    except KeyboardInterrupt:
+        raise
+    except Exception as error:  # noqa: BLE001 (the reader's code, traced or compiled, may raise anything)
+        raise targets.TargetError(f"{options.target} failed while being timed: {type(error).__name__}: {error}") \
+            from None
+    return Report(target, text_report(found), _with_environment(function_diagnosis.to_json(found)),
+                  found.links, found.interrupted)
+
+
+def _model_report(options: Any) -> Report:
+    if options.inputs:
+        raise targets.TargetError("--inputs is for a function; a Keras model's inputs come from its input "
+                                  "spec and --batch")
+    found = diagnose_model(Path(options.target), options.batch or 32, budget_s=options.budget,
+                           progress=_progress)
+    return Report(options.target, model_text_report(found), _with_environment(model_to_json(found)),
+                  found.links, found.interrupted)
+
+
+def _keep(report: Report, options: Any) -> None:
+    if options.save:
+        write_json_atomic(options.save, report.data)
+        _progress(f"wrote {options.save}")
+    if options.markdown:
+        write_text_atomic(options.markdown, markdown_report(report.target, report.text, report.links))
+        _progress(f"wrote {options.markdown}")
+    if options.html:
+        write_text_atomic(options.html, html_report(report.target, report.text, report.links))
+        _progress(f"wrote {options.html}")
+
+
+def _with_environment(data: dict[str, Any]) -> dict[str, Any]:
+    """The machine and software it was measured on travel with the numbers."""
+    return {**data, "environment": machine.capture()}
+
+
+def _progress(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _fail(message: str, details: str = "") -> int:
+    if details:
+        print(details.rstrip(), file=sys.stderr)
+    print(f"tfspeedlab: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
