@@ -40,20 +40,24 @@ for runner in "$@"; do
     if compgen -G "$downloaded/*.json" >/dev/null; then
         # The artifact is the runner's whole folder after a complete run, so it
         # replaces the committed one rather than mixing with it.
-        # The release history is measured by its own workflow, not by this
-        # run: the committed one stays unless the artifact brings one.
-        kept_history=""
-        if [[ -d $target/history && ! -d $downloaded/history ]]; then
-            kept_history=$(mktemp -d)
-            mv "$target/history" "$kept_history/"
-        fi
+        # The release history and the sample diagnoses are measured by their
+        # own commands, not by this run: the committed ones stay unless the
+        # artifact brings them.
+        kept=$(mktemp -d)
+        for folder in history diagnose; do
+            if [[ -d $target/$folder && ! -d $downloaded/$folder ]]; then
+                mv "$target/$folder" "$kept/"
+            fi
+        done
         rm -rf "$target"
         mkdir -p "$target"
         cp -R "$downloaded/." "$target/"
-        if [[ -n $kept_history ]]; then
-            mv "$kept_history/history" "$target/history"
-            rmdir "$kept_history"
-        fi
+        for folder in history diagnose; do
+            if [[ -d $kept/$folder ]]; then
+                mv "$kept/$folder" "$target/$folder"
+            fi
+        done
+        rmdir "$kept"
         echo ci >"$target/SOURCE"
         summary "$runner: results measured in this CI run"
     elif [[ -d $target ]]; then

@@ -14,7 +14,8 @@ import tensorflow as tf
 
 from tfspeedlab.cli import main
 from tfspeedlab.measure.measurement import Measurement
-from tfspeedlab.analysis.diagnosis import MATERIAL_SPEEDUP, break_even, from_json, to_json
+from tfspeedlab.analysis import intervals
+from tfspeedlab.analysis.diagnosis import MATERIAL_SPEEDUP, agrees, break_even, from_json, pool, to_json
 from tfspeedlab.analysis.diagnosis_report import text_report
 from tfspeedlab.measure import timer
 from tfspeedlab.run.diagnose import diagnose, probe_retracing
@@ -94,11 +95,26 @@ def test_a_diagnosis_round_trips_through_json_and_reads_the_same():
     assert again.verdict == diagnosis.verdict and "Pass the numbers as tensors" in again.verdict
 
 
+def test_diagnoses_from_several_processes_pool_into_one_with_every_run():
+    first, second = (diagnose(many_small_ops, tf.ones([10, 10]), budget_s=0.3) for _ in range(2))
+    pooled = pool([first, second])
+    assert pooled.processes == 2
+    assert pooled.modes["XLA"].runs == first.modes["XLA"].runs + second.modes["XLA"].runs
+    assert pooled.modes["eager"].measurement.blocks == first.modes["eager"].measurement.blocks + \
+        second.modes["eager"].measurement.blocks
+    assert pooled.budget_s == pytest.approx(0.6)
+    assert "Timed in 2 fresh processes" in text_report(pooled)
+    assert from_json(json.loads(json.dumps(to_json(pooled)))).modes == pooled.modes
+    with pytest.raises(ValueError, match="one target"):
+        pool([first, diagnose(scaled, tf.ones([8, 4]), 0.5, budget_s=0.2)])
+
+
 @pytest.mark.parametrize("damage", [
     lambda data: data.pop("modes"),
     lambda data: data.update(kind="keras model"),
-    lambda data: data["modes"]["eager"].update(samples_s=[]),
-    lambda data: data["modes"]["XLA"].update(first_call_s="soon"),
+    lambda data: data["modes"]["eager"]["runs"][0].update(samples_s=[]),
+    lambda data: data["modes"]["XLA"]["runs"][0].update(first_call_s="soon"),
+    lambda data: data["modes"]["XLA"].update(runs=[]),
 ])
 def test_a_malformed_diagnosis_file_is_a_clear_error(damage):
     data = to_json(diagnose(scaled, tf.ones([8, 4]), 0.5, budget_s=0.2))
@@ -192,6 +208,42 @@ def test_the_command_prints_a_report_with_every_mode_and_the_verdict(sample, cap
         assert part in out
 
 
+def test_several_processes_are_diagnosed_apart_and_pooled(sample, tmp_path, capsys):
+    saved = tmp_path / "pooled.json"
+    assert main(["diagnose", f"{sample}:many_small_ops", "--inputs", f"{sample}:make_inputs", "--budget", "0.6",
+                 "--processes", "2", "--save", str(saved)]) == 0
+    assert "Timed in 2 fresh processes" in capsys.readouterr().out
+    data = json.loads(saved.read_text())
+    assert [len(data["modes"][mode]["runs"]) for mode in ("eager", "tf.function", "XLA")] == [2, 2, 2]
+    assert data["environment"]["tensorflow"] == tf.__version__
+
+
+def test_ctrl_c_in_the_command_prints_what_was_measured_and_exits_130(sample, monkeypatch, capsys):
+    blocks = []
+    time_block = timer.TimedCall.time_block
+
+    def interrupted_after_nine(self):
+        if len(blocks) == 9:
+            raise KeyboardInterrupt
+        blocks.append(self)
+        time_block(self)
+
+    monkeypatch.setattr(timer.TimedCall, "time_block", interrupted_after_nine)
+    assert main(["diagnose", f"{sample}:many_small_ops", "--inputs", f"{sample}:make_inputs", "--budget", "2"]) == 130
+    out = capsys.readouterr().out
+    assert "Verdict: Wrap it in tf.function" in out and "(Interrupted: these are the blocks timed so far.)" in out
+    assert "Not measured: retracing probe (interrupted)" in out
+
+
+def test_html_and_markdown_reports_are_written_to_keep(sample, tmp_path, capsys):
+    page = tmp_path / "report.html"
+    assert main(["diagnose", f"{sample}:many_small_ops", "--inputs", f"{sample}:make_inputs", "--budget", "0.3",
+                 "--html", str(page)]) == 0
+    text = page.read_text()
+    assert text.startswith("<!doctype html>") and "<pre>" in text and "<strong>Verdict.</strong> Wrap it" in text
+    assert "<script" not in text and 'href="https://tfspeedlab.github.io/tfspeedlab/small-ops/"' in text
+
+
 def test_a_markdown_report_is_written_to_keep(sample, tmp_path, capsys):
     target = tmp_path / "reports" / "diagnosis.md"
     assert main(["diagnose", f"{sample}:many_small_ops", "--inputs", f"{sample}:make_inputs", "--budget", "0.1",
@@ -222,9 +274,24 @@ def test_json_report_holds_the_samples_and_the_verdict(sample, capsys):
     (["{sample}:many_small_ops", "--inputs", "{sample}:inputs_raise"], "raised ValueError: no data here"),
     (["{sample}:many_small_ops", "--inputs", "{sample}:inputs_of_the_wrong_kind"], "return (args, kwargs)"),
     (["{sample}:many_small_ops", "--inputs", "{sample}:make_inputs", "--budget", "0"], "--budget"),
+    (["{sample}:many_small_ops", "--inputs", "{sample}:make_inputs", "--batch", "8"], "--batch is for a Keras model"),
+    (["{sample}:many_small_ops", "--inputs", "{sample}:make_inputs", "--html", "{tmp}"], "is a folder"),
 ])
 def test_bad_input_is_a_clear_error_and_exit_2(sample, tmp_path, capsys, args, message):
     code = main(["diagnose", *(arg.format(sample=sample, tmp=tmp_path) for arg in args)])
     assert code == 2
     error = capsys.readouterr().err
     assert message in error and "tfspeedlab: error:" in error
+
+
+@pytest.mark.parametrize("diagnosed, full_run, expected", [
+    ((11.0, 10.0, 12.0), (10.4, 9.3, 11.5), True),  # both faster
+    ((0.86, 0.82, 0.89), (0.86, 0.80, 0.99), True),  # both slower: the full run's interval is wider
+    ((0.99, 0.96, 1.03), (1.01, 0.86, 1.17), True),  # neither can tell
+    ((1.04, 1.02, 1.06), (1.05, 1.02, 1.08), True),  # a clear 5%: below the material threshold
+    ((11.0, 10.0, 12.0), (0.9, 0.8, 0.95), False),  # opposite directions
+    ((1.3, 1.2, 1.4), (1.0, 0.9, 1.1), False),  # the full run cannot confirm a material speed-up
+    ((1.0, 0.97, 1.03), (1.5, 1.3, 1.7), False),  # the full run finds a material one
+])
+def test_a_diagnosis_agrees_with_a_full_run_when_their_words_do(diagnosed, full_run, expected):
+    assert agrees(intervals.Ratio(*diagnosed), intervals.Ratio(*full_run)) is expected

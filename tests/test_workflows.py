@@ -158,16 +158,18 @@ def test_collect_refuses_a_runner_name_that_is_not_a_plain_folder_name(tmp_path,
     assert "bad runner name" in completed.stderr
 
 
-def test_collect_keeps_the_committed_release_history_when_the_artifact_has_none(tmp_path):
-    # The benchmarks job does not measure the release history (its own workflow does): a CI
-    # artifact replacing results/cpu/ must not take the committed history with it.
+@pytest.mark.parametrize("folder, file", [("history/tf-2.15", "environment.json"), ("diagnose", "small_ops.json")])
+def test_collect_keeps_committed_history_and_diagnoses_when_the_artifact_has_none(tmp_path, folder, file):
+    # The benchmarks job measures neither the release history nor the sample diagnoses (their
+    # own commands do): a CI artifact replacing results/cpu/ must not take them with it.
     _place(tmp_path / "artifacts" / "results-cpu" / "demo.json")
-    kept = tmp_path / "results" / "cpu" / "history" / "tf-2.15" / "environment.json"
+    kept = tmp_path / "results" / "cpu" / folder / file
     kept.parent.mkdir(parents=True)
-    kept.write_text('{"release": "2.15"}')
+    kept.write_text('{"kept": true}')
 
     completed = _collect(tmp_path, "cpu")
 
     assert completed.returncode == 0, completed.stderr
-    assert sorted(p.name for p in (tmp_path / "results" / "cpu").iterdir()) == ["SOURCE", "demo.json", "history"]
-    assert kept.read_text() == '{"release": "2.15"}'
+    assert sorted(p.name for p in (tmp_path / "results" / "cpu").iterdir()) == sorted(
+        ["SOURCE", "demo.json", folder.split("/")[0]])
+    assert kept.read_text() == '{"kept": true}'

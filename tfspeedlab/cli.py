@@ -16,7 +16,9 @@ from tfspeedlab.spec.releases import UnknownReleaseError, parse_selection
 from tfspeedlab.run.history import HistoryInterrupted, HistoryOptions, run_history
 from tfspeedlab.results.history import release_folder
 from tfspeedlab.results.merge import MergeError, merge_results
-from tfspeedlab.results.pool import PoolError, pool_trees
+from tfspeedlab.analysis import diagnosis_files
+from tfspeedlab.results.pool import PoolError, PoolReport, pool_trees
+from tfspeedlab.results.store import write_json_atomic
 from tfspeedlab.results.schema import ResultsFileError
 from tfspeedlab.results import artifacts
 from tfspeedlab.run import catalog, diagnose_command, launch, machine, supervisor
@@ -105,6 +107,9 @@ def _parser() -> argparse.ArgumentParser:
     diagnosis.add_argument("--budget", type=float, default=10.0, metavar="SECONDS",
                            help="time the whole diagnosis may take, first calls (tracing, compiling) "
                                 "excepted (default: 10)")
+    diagnosis.add_argument("--processes", type=_positive, default=1, metavar="N",
+                           help="diagnose a function in N fresh processes, one after another, and pool them: "
+                                "the intervals then cover how far a fresh process moves (default: 1)")
     diagnosis.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
     diagnosis.add_argument("--save", type=Path, metavar="FILE",
                            help="also write the report as JSON, with the environment, to FILE")
@@ -223,10 +228,20 @@ def _merge(options: argparse.Namespace) -> int:
 
 def _pool(options: argparse.Namespace) -> int:
     try:
-        report = pool_trees(options.first, options.second, options.into)
-    except (PoolError, ResultsFileError) as error:
+        # Saved diagnoses are checked before any results file is written, so a bad one writes nothing.
+        diagnoses = diagnosis_files.pooled_trees(options.first, options.second)
+        try:
+            report = pool_trees(options.first, options.second, options.into)
+        except PoolError:
+            if not diagnoses:
+                raise
+            report = PoolReport()
+    except (PoolError, ResultsFileError, diagnosis_files.DiagnosisFileError) as error:
         print(f"tfspeedlab: error: {error}; nothing was written", file=sys.stderr)
         return EXIT_USAGE
+    for relative, data in diagnoses:
+        write_json_atomic(options.into / relative, data)
+        report.written.append(options.into / relative)
     _list_paths(("wrote", report.written, ""), ("skipped", report.only_in_one, "not in both sittings"))
     print(f"{len(report.written)} pooled")
     return 0

@@ -11,6 +11,7 @@ bootstrap is seeded by the samples, so it gives the same interval again).
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -36,8 +37,17 @@ PAGES = {"overhead": ("small-ops.md", "Many small ops"), "kernel": ("matmul.md",
 @dataclass(frozen=True)
 class ModeResult:
     mode: str
-    measurement: Measurement | None
+    runs: tuple[Measurement, ...]  # one per process the mode was timed in
     error: str | None = None  # why the mode could not run (XLA cannot compile an op, say)
+
+    @cached_property
+    def measurement(self) -> Measurement | None:
+        """The runs as one: every block, and the median first call."""
+        if len(self.runs) <= 1:
+            return self.runs[0] if self.runs else None
+        first = self.runs[0]
+        return Measurement(tuple(sample for run in self.runs for sample in run.samples_s), first.calls_per_block,
+                           statistics.median(run.first_call_s for run in self.runs), first.completion)
 
     @property
     def first_call_s(self) -> float | None:
@@ -75,6 +85,7 @@ class Placement:
     on, beside what the function measured."""
 
     runner: str
+    fitted_on: str  # the CPU the model's sweeps ran on: the reader's machine may be faster or slower
     ops: int  # the traced graph's ops that compute (placeholders, constants, identities left out)
     elements: int  # the median element count of their outputs
     predicted_s: dict[str, float]  # by diagnosis mode
@@ -82,10 +93,10 @@ class Placement:
     extrapolated: bool  # ops or elements beyond what the model was fitted on
 
     def measured_over_predicted(self, diagnosis: Diagnosis, mode: str) -> float | None:
-        measurement = diagnosis.modes[mode].measurement
-        if measurement is None or mode not in self.predicted_s:
+        runs = diagnosis.modes[mode].runs
+        if not runs or mode not in self.predicted_s:
             return None
-        return intervals.estimate_s([measurement]) / self.predicted_s[mode]
+        return intervals.estimate_s(list(runs)) / self.predicted_s[mode]
 
     def reading(self, diagnosis: Diagnosis) -> str:
         """What the eager ratio says: the model counts issuing ops and elementwise arithmetic, so a
@@ -94,14 +105,16 @@ class Placement:
         if ratio is None:
             return ""
         band = self.band["eager"]
+        chain, verb = (f"{self.ops:,} elementwise ops of this size", "cost") if self.ops != 1 else (
+            "1 elementwise op of this size", "costs")
         if ratio > 1 + max(band, 1.0):
-            return (f"eagerly it takes {ratio:.3g}× what {self.ops:,} elementwise ops cost: its kernels do "
+            return (f"eagerly it takes {ratio:.3g}× what {chain} {verb}: its kernels do "
                     "more work than elementwise arithmetic (a matmul, a convolution), and that work is "
                     "the same in every mode")
         if ratio < 1 / (1 + max(band, 1.0)):
-            return (f"eagerly it takes {ratio:.3g}× what {self.ops:,} elementwise ops cost: many of its "
+            return (f"eagerly it takes {ratio:.3g}× what {chain} {verb}: many of its "
                     "ops are cheaper to issue than the guide's (shape or control ops)")
-        return (f"eagerly it costs what {self.ops:,} elementwise ops of this size cost in the guide "
+        return (f"eagerly it costs what {chain} {verb} in the guide "
                 f"({ratio:.3g}× the model's prediction): its time is the cost of issuing ops")
 
 
@@ -123,25 +136,34 @@ class Diagnosis:
     def measured(self) -> dict[str, Measurement]:
         return {mode: result.measurement for mode, result in self.modes.items() if result.measurement}
 
+    @property
+    def processes(self) -> int:
+        return len(self.modes["eager"].runs)
+
     @cached_property
     def speedups(self) -> dict[str, intervals.Ratio]:
-        """Eager time ÷ each compiled mode's, with its bootstrap interval."""
-        eager = self.measured.get("eager")
-        return {mode: intervals.ratio([eager], [measurement]) for mode, measurement in self.measured.items()
-                if mode != "eager" and eager is not None}
+        """Eager time ÷ each compiled mode's, with its bootstrap interval (over processes, then
+        blocks, where there are several, as for the guide's full runs)."""
+        if "eager" not in self.measured:
+            return {}
+        return {mode: intervals.ratio(list(self.modes["eager"].runs), list(self.modes[mode].runs))
+                for mode in self.measured if mode != "eager"}
 
     @cached_property
     def xla_over_graph(self) -> intervals.Ratio | None:
         """The tf.function's time ÷ XLA's: above 1, XLA is the faster of the two compiled modes."""
         if "tf.function" in self.measured and "XLA" in self.measured:
-            return intervals.ratio([self.measured["tf.function"]], [self.measured["XLA"]])
+            return intervals.ratio(list(self.modes["tf.function"].runs), list(self.modes["XLA"].runs))
         return None
 
     @cached_property
     def break_even_calls(self) -> dict[str, float | None]:
+        """Calls after which each mode's first call is paid back; None where the mode is not
+        clearly faster per call (its interval reaches 1), as a saving that may be noise pays
+        back nothing."""
         eager = self.measured.get("eager")
-        return {mode: break_even(eager, measurement) for mode, measurement in self.measured.items()
-                if mode != "eager" and eager is not None}
+        return {mode: break_even(eager, measurement) if self.speedups[mode].low > 1 else None
+                for mode, measurement in self.measured.items() if mode != "eager" and eager is not None}
 
     @property
     def verdict(self) -> str:
@@ -162,6 +184,29 @@ def break_even(eager: Measurement, mode: Measurement) -> float | None:
     extra = mode.first_call_s - eager.first_call_s
     # The tolerance keeps 9 ms ÷ 0.9 ms at 10 calls, not the 11 that rounding error would give.
     return max(1.0, math.ceil(extra / saving - 1e-9)) if extra > 0 else 1.0
+
+
+def material(speedup: intervals.Ratio) -> str:
+    """A speed-up in the verdict's words: "faster" or "slower" only when its whole interval is past
+    the material threshold, else "no material difference"."""
+    if speedup.low >= MATERIAL_SPEEDUP:
+        return "faster"
+    if speedup.high <= 1 / MATERIAL_SPEEDUP:
+        return "slower"
+    return "no material difference"
+
+
+def agrees(diagnosed: intervals.Ratio, full_run: intervals.Ratio) -> bool:
+    """Whether a diagnosis's speed-up says what a full run's does. The diagnosis words it with the
+    material threshold, the guide's pages with the side of 1 the interval lies on: the two agree
+    when both say faster, or both slower, or the diagnosis finds no material difference and the
+    full run finds none either or one smaller than the threshold (its interval reaches into the
+    band between 1/1.10 and 1.10)."""
+    word, page_word = material(diagnosed), intervals.verdict(full_run)
+    if word != "no material difference":
+        return word == page_word
+    return page_word == "no clear difference" or (full_run.low < MATERIAL_SPEEDUP and
+                                                  full_run.high > 1 / MATERIAL_SPEEDUP)
 
 
 def graph_helps(diagnosis: Diagnosis) -> bool:
@@ -266,11 +311,12 @@ def to_json(diagnosis: Diagnosis) -> dict[str, Any]:
 
     modes = {}
     for mode, result in diagnosis.modes.items():
-        measurement = result.measurement
-        modes[mode] = {"error": result.error} if measurement is None else {
-            "samples_s": list(measurement.samples_s), "calls_per_block": measurement.calls_per_block,
-            "first_call_s": measurement.first_call_s, "completion": measurement.completion,
-            "median_s": measurement.median_s,  # for readers of the file; recomputed on load
+        modes[mode] = {"error": result.error} if not result.runs else {
+            "runs": [{"samples_s": list(run.samples_s), "calls_per_block": run.calls_per_block,
+                      "first_call_s": run.first_call_s, "completion": run.completion,
+                      "tracing_count": run.tracing_count} for run in result.runs],
+            # For readers of the file; recomputed from the runs on load.
+            "median_s": result.measurement.median_s,
             "speedup_over_eager": ratio(diagnosis.speedups.get(mode)),
             "break_even_calls": diagnosis.break_even_calls.get(mode)}
     probe = diagnosis.retracing
@@ -285,7 +331,7 @@ def to_json(diagnosis: Diagnosis) -> dict[str, Any]:
                               **{f"{layer}_s": getattr(split, f"{layer}_s") for layer in HOST_LAYERS}}
                        for mode, split in diagnosis.host_split.items()},
         "placement": None if placement is None else {
-            "runner": placement.runner, "ops": placement.ops, "elements": placement.elements,
+            "runner": placement.runner, "fitted_on": placement.fitted_on, "ops": placement.ops, "elements": placement.elements,
             "predicted_s": placement.predicted_s, "band": placement.band, "extrapolated": placement.extrapolated},
         "skipped": diagnosis.skipped, "budget_s": diagnosis.budget_s, "elapsed_s": diagnosis.elapsed_s,
         "tracing_s": diagnosis.tracing_s,
@@ -301,9 +347,13 @@ def from_json(data: Any) -> Diagnosis:
         modes = {}
         for mode in MODES:
             entry = data["modes"][mode]
-            modes[mode] = ModeResult(mode, None, str(entry["error"])) if "samples_s" not in entry else ModeResult(
-                mode, Measurement(tuple(float(s) for s in entry["samples_s"]), int(entry["calls_per_block"]),
-                                  float(entry["first_call_s"]), str(entry["completion"])))
+            modes[mode] = ModeResult(mode, (), str(entry["error"])) if "runs" not in entry else ModeResult(
+                mode, tuple(Measurement(tuple(float(s) for s in run["samples_s"]), int(run["calls_per_block"]),
+                                        float(run["first_call_s"]), str(run["completion"]),
+                                        _optional_int(run.get("tracing_count")))
+                            for run in entry["runs"]))
+            if "runs" in entry and not entry["runs"]:
+                raise ValueError(f"mode {mode} has an empty list of runs")
         probe = data["retracing"]
         placement = data["placement"]
         return Diagnosis(
@@ -316,7 +366,7 @@ def from_json(data: Any) -> Diagnosis:
                                         **{f"{layer}_s": float(split[f"{layer}_s"]) for layer in HOST_LAYERS})
                         for mode, split in data["host_split"].items()},
             placement=None if placement is None else Placement(
-                str(placement["runner"]), int(placement["ops"]), int(placement["elements"]),
+                str(placement["runner"]), str(placement["fitted_on"]), int(placement["ops"]), int(placement["elements"]),
                 {str(k): float(v) for k, v in placement["predicted_s"].items()},
                 {str(k): float(v) for k, v in placement["band"].items()}, bool(placement["extrapolated"])),
             skipped={str(k): str(v) for k, v in data["skipped"].items()},
@@ -325,6 +375,39 @@ def from_json(data: Any) -> Diagnosis:
             interrupted=bool(data["interrupted"]))
     except (KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"not a diagnosis: missing or malformed {error}") from None
+
+
+def pool(diagnoses: list[Diagnosis]) -> Diagnosis:
+    """Diagnoses of one target from several processes as one: each mode's runs side by side, so its
+    interval covers how much a fresh process moves; the findings that do not vary with timing (op
+    count, traces, the cost model) from the first that has them, each mode's profile likewise."""
+    first = diagnoses[0]
+    if any(found.target != first.target for found in diagnoses):
+        raise ValueError("only diagnoses of one target pool: " + ", ".join(sorted({d.target for d in diagnoses})))
+    # Each process profiles what its budget left room for: a mode's split from the first that has it.
+    host_split = {}
+    for found in diagnoses:
+        for mode, split in found.host_split.items():
+            host_split.setdefault(mode, split)
+    retracing = next((found.retracing for found in diagnoses if found.retracing is not None), None)
+    skipped = {part: why for part, why in first.skipped.items()
+               if not (part == "retracing probe" and retracing is not None)
+               and not (part.startswith("host-time split, ") and part.removeprefix("host-time split, ") in host_split)}
+    modes = {}
+    for mode in MODES:
+        runs = tuple(run for found in diagnoses for run in found.modes[mode].runs)
+        errors = [found.modes[mode].error for found in diagnoses if found.modes[mode].error]
+        # A mode that failed in any process is not compared on the others' runs alone.
+        modes[mode] = ModeResult(mode, (), errors[0]) if errors else ModeResult(mode, runs)
+    return Diagnosis(first.target, modes, first.op_count, retracing, host_split, first.placement,
+                     skipped, budget_s=_total(d.budget_s for d in diagnoses),
+                     elapsed_s=_total(d.elapsed_s for d in diagnoses), tracing_s=_total(d.tracing_s for d in diagnoses),
+                     interrupted=any(found.interrupted for found in diagnoses))
+
+
+def _total(values: Any) -> float | None:
+    values = list(values)
+    return None if any(value is None for value in values) else sum(values)
 
 
 def _optional_int(value: Any) -> int | None:

@@ -5,6 +5,7 @@ the terminal printed."""
 from __future__ import annotations
 
 import html
+import textwrap
 
 from tfspeedlab.analysis.diagnosis import MODES, Diagnosis
 from tfspeedlab.analysis.summary import format_speedup, text_columns
@@ -12,21 +13,31 @@ from tfspeedlab.profiling.trace import HOST_LAYER_LABELS, HOST_LAYERS
 from tfspeedlab.units import format_time
 
 VERDICT_LEAD = "Verdict: "
+# Prose lines of the report wrap here: the tables are about this wide, and so is the guide's
+# content column in a code block at 1280 px.
+WIDTH = 88
 # Where a report kept outside the site links to (mkdocs.yml's site_url).
 GUIDE_URL = "https://tfspeedlab.github.io/tfspeedlab/"
 
 
 def text_report(diagnosis: Diagnosis) -> str:
-    sections = [f"tfspeedlab diagnose {diagnosis.target}", _modes_table(diagnosis)]
-    sections.append("\n".join(_findings(diagnosis)))
+    """The report: the command, its tables, and the verdict as the last paragraph (one line, so
+    that a page or a Markdown file can set it as prose)."""
+    # The command as a shell line, continued before its --inputs.
+    command = f"tfspeedlab diagnose {diagnosis.target}".replace(" --inputs ", " \\\n    --inputs ")
+    sections = [command, _modes_table(diagnosis), _wrapped(_findings(diagnosis))]
     if diagnosis.host_split:
         sections.append(_host_split_table(diagnosis))
     if diagnosis.placement is not None:
         sections.append(_placement_table(diagnosis))
     if diagnosis.skipped:
-        sections.append("\n".join(f"Not measured: {part} ({why})" for part, why in diagnosis.skipped.items()))
+        sections.append(_wrapped(f"Not measured: {part} ({why})" for part, why in diagnosis.skipped.items()))
     sections.append(VERDICT_LEAD + diagnosis.verdict)
     return "\n\n".join(sections)
+
+
+def _wrapped(lines) -> str:
+    return "\n".join(textwrap.fill(line, WIDTH, subsequent_indent="  ") for line in lines)
 
 
 def _modes_table(diagnosis: Diagnosis) -> str:
@@ -41,12 +52,16 @@ def _modes_table(diagnosis: Diagnosis) -> str:
         rows.append((mode, format_time(result.measurement.median_s),
                      format_speedup(speedup) if speedup else "—", format_time(result.first_call_s),
                      "—" if mode == "eager" else "never" if calls is None else f"{calls:,.0f} calls"))
+    # "never": not clearly faster per call, so its costlier first call is not paid back.
     return text_columns(rows)
 
 
 def _findings(diagnosis: Diagnosis) -> list[str]:
     ops = "unknown (it could not be traced)" if diagnosis.op_count is None else f"{diagnosis.op_count:,}"
     lines = [f"Ops in the traced graph: {ops}"]
+    if diagnosis.processes > 1:
+        lines.append(f"Timed in {diagnosis.processes} fresh processes, pooled: the intervals cover how far "
+                     "a process moves")
     probe = diagnosis.retracing
     if probe is not None:
         traces = [f"{probe.first_traces} on the first call"]
@@ -63,28 +78,30 @@ def _findings(diagnosis: Diagnosis) -> list[str]:
 
 
 def _host_split_table(diagnosis: Diagnosis) -> str:
-    rows = [("Host time per call (profiled)", *(HOST_LAYER_LABELS[layer] for layer in HOST_LAYERS))]
+    rows = [("Host time, profiled", *(HOST_LAYER_LABELS[layer] for layer in HOST_LAYERS))]
     for mode, split in diagnosis.host_split.items():
         shares = split.fractions()
         rows.append((f"{mode} ({format_time(split.total_s)}, {split.calls} calls)",
                      *(f"{shares[layer]:.0%}" for layer in HOST_LAYERS)))
-    return text_columns(rows) + "\n(the profiler's own overhead is in these times; the shares are what matters)"
+    return text_columns(rows) + "\n" + _wrapped(["(the profiler's own overhead is in these times; the shares are "
+                                                 "what matters)"])
 
 
 def _placement_table(diagnosis: Diagnosis) -> str:
     placement = diagnosis.placement
-    rows = [(f"Guide's cost model ({placement.runner}): {placement.ops:,} ops on {placement.elements:,} elements",
-             "Predicted", "Measured (10th pct)", "Measured ÷ predicted")]
+    rows = [("Guide's cost model", "Predicted", "Measured (p10)", "Measured ÷ predicted")]
     for mode, predicted in placement.predicted_s.items():
         ratio = placement.measured_over_predicted(diagnosis, mode)
         if ratio is None:
             continue
         rows.append((mode, format_time(predicted), format_time(ratio * predicted), f"{ratio:.3g}×"))
-    notes = [placement.reading(diagnosis)]
+    notes = [f"(for {placement.ops:,} op{'s' if placement.ops != 1 else ''} on {placement.elements:,} elements; "
+             f"fitted on the guide's {placement.runner.upper()} runner, {placement.fitted_on}: another machine "
+             "shifts every ratio alike)", placement.reading(diagnosis)]
     if placement.extrapolated:
         notes.append("beyond the op counts or tensor sizes the model was fitted on: an extrapolation")
-    note = "; ".join(note for note in notes if note)
-    return text_columns(rows) + (f"\n{note[:1].upper()}{note[1:]}." if note else "")
+    note = "; ".join(note for note in notes[1:] if note)
+    return "\n".join([text_columns(rows), _wrapped([notes[0]] + ([f"{note[:1].upper()}{note[1:]}."] if note else []))])
 
 
 def markdown_report(target: str, text: str, links: list[tuple[str, str]]) -> str:

@@ -67,8 +67,8 @@ class PoolReport:
 
 
 def pool_trees(first: Path, second: Path, into: Path) -> PoolReport:
-    """Every results file found at the same place under both roots (``<runner>/<example>.json`` and
-    ``<runner>/history/tf-<release>/<example>.json``), pooled into ``into`` at that place; a release's
+    """Every results file found at the same place under both roots (``<runner>/<example>.json``,
+    ``<runner>/history/tf-<release>/<example>.json`` and ``<runner>/diagnose/guide/<example>.json``), pooled into ``into`` at that place; a release's
     environment record comes along. Everything is checked before anything is written."""
     report, pooled = PoolReport(), []
     for relative in _results_files(first):
@@ -98,7 +98,8 @@ def _results_files(root: Path) -> list[Path]:
     found = []
     for runner in RUNNERS:
         folder = Path(root) / runner
-        candidates = [*folder.glob("*.json"), *folder.glob("history/tf-*/*.json")]
+        # The guide's full runs beside the sample diagnoses are results files too.
+        candidates = [*folder.glob("*.json"), *folder.glob("history/tf-*/*.json"), *folder.glob("diagnose/guide/*.json")]
         found += [path.relative_to(root) for path in candidates
                   if not path.name.endswith(FAILURE_SUFFIX) and path.name != ENVIRONMENT_RECORD]
     return sorted(found)

@@ -29,8 +29,10 @@ from tfspeedlab.results.store import load_runner
 
 # Share of the budget the timed blocks of the three modes get between them.
 TIMING_SHARE = 0.5
-# Profiled calls per mode: enough for shares that hold still, few enough for a slow function.
+# Profiled calls per mode: enough for shares that hold still, few enough for a slow function
+# (as many as fit in this share of the budget, within those bounds).
 PROFILED_CALLS = (3, 20)
+PROFILE_SHARE = 0.02
 # What one profile costs besides the calls: starting the profiler and converting its trace.
 PROFILE_FIXED_S = 1.5
 # The profiler slows each call (it records every op); the estimate allows for that.
@@ -81,7 +83,7 @@ def measure(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], *, b
         measured = {mode: timed.result() for mode, timed in prepared.items() if timed.samples}
         if "eager" not in measured:
             raise
-    modes = {mode: ModeResult(mode, measured.get(mode), errors.get(mode)
+    modes = {mode: ModeResult(mode, (measured[mode],) if mode in measured else (), errors.get(mode)
                               or (None if mode in measured else "interrupted before its first timed block"))
              for mode in MODES}
     graph = _concrete_graph(compiled["tf.function"], args)
@@ -115,7 +117,7 @@ def _split_within_budget(call, args, measured, budget_s, remaining, split, skipp
     import tensorflow as tf
 
     for mode, measurement in measured.items():
-        calls = int(min(max(0.1 * budget_s / measurement.median_s, PROFILED_CALLS[0]), PROFILED_CALLS[1]))
+        calls = int(min(max(PROFILE_SHARE * budget_s / measurement.median_s, PROFILED_CALLS[0]), PROFILED_CALLS[1]))
         expected = (measurement.first_call_s + PROFILE_FIXED_S
                     + (calls + 2) * measurement.median_s * PROFILER_SLOWDOWN)
         if expected > remaining():
@@ -146,6 +148,7 @@ def place_on_cost_model(graph: Any, results_root=REPO_ROOT / "results") -> Place
             continue
         if cost_model.can_fit(results):
             model = cost_model.fit(results, runner)
+            fitted_on = cost_model.fitting_sweeps(results)["n_ops"].environment["cpu_model"]
             break
     else:
         return None
@@ -155,7 +158,7 @@ def place_on_cost_model(graph: Any, results_root=REPO_ROOT / "results") -> Place
     if not compute or not sizes:
         return None
     ops, elements = len(compute), int(statistics.median(sizes))
-    return Placement(model.runner, ops, elements,
+    return Placement(model.runner, fitted_on, ops, elements,
                      {mode: model.per_call(COST_MODEL_MODES[mode], ops, elements) for mode in MODES},
                      {mode: model.band[COST_MODEL_MODES[mode]] for mode in MODES},
                      extrapolated=ops > model.measured_ops or elements > model.measured_elements)

@@ -8,8 +8,11 @@ far and exits 130.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,6 +76,8 @@ def _function_report(options: Any) -> Report:
     targets.check_runs(function, inputs, options.target)
     # The report's first line is then the command that reproduces it.
     target = f"{options.target} --inputs {options.inputs}" if options.inputs else options.target
+    if options.processes > 1:
+        return _pooled_report(options, target)
     try:
         found = measure(function, inputs.args, inputs.kwargs, budget_s=options.budget, target=target,
                         progress=_progress)
@@ -85,7 +90,43 @@ def _function_report(options: Any) -> Report:
                   found.links, found.interrupted)
 
 
+def _pooled_report(options: Any, target: str) -> Report:
+    """The diagnosis in ``--processes`` fresh processes, one after another, pooled: as for the
+    guide's full runs, the interval then covers how far a fresh process moves, not just how far
+    one process's blocks scatter. Ctrl-C pools the processes that finished (or were interrupted)."""
+    found, interrupted = [], False
+    with tempfile.TemporaryDirectory(prefix="tfspeedlab-diagnose-") as folder:
+        for process in range(options.processes):
+            _progress(f"process {process + 1} of {options.processes} …")
+            saved = Path(folder) / f"{process}.json"
+            command = [sys.executable, "-m", "tfspeedlab", "diagnose", options.target, "--budget",
+                       f"{options.budget / options.processes:g}", "--save", str(saved)]
+            command += ["--inputs", options.inputs] if options.inputs else []
+            try:
+                # Its report goes nowhere (the pooled one is printed); its progress and errors to stderr.
+                code = subprocess.run(command, stdout=subprocess.DEVNULL).returncode
+            except KeyboardInterrupt:
+                code = EXIT_INTERRUPTED  # the child had the same Ctrl-C and kept what it measured
+            if saved.exists():
+                found.append(function_diagnosis.from_json(json.loads(saved.read_text())))
+            if code == EXIT_INTERRUPTED:
+                interrupted = True
+                break
+            if code != 0:
+                raise targets.TargetError(f"process {process + 1} of {options.processes} failed (exit {code}); "
+                                          "its error is above")
+    if not found:
+        raise KeyboardInterrupt
+    pooled = function_diagnosis.pool(found)
+    if interrupted and not pooled.interrupted:
+        pooled = dataclasses.replace(pooled, interrupted=True)
+    return Report(target, text_report(pooled), _with_environment(function_diagnosis.to_json(pooled)),
+                  pooled.links, pooled.interrupted)
+
+
 def _model_report(options: Any) -> Report:
+    if options.processes > 1:
+        raise targets.TargetError("--processes is for a function; a Keras model is diagnosed in this process")
     if options.inputs:
         raise targets.TargetError("--inputs is for a function; a Keras model's inputs come from its input "
                                   "spec and --batch")

@@ -10,82 +10,88 @@
     The retracing probe's extra traces for two new Python numbers: ``2``.
 ``{{ diagnosis_elapsed NAME }}``
     How long the diagnosis took: ``9.1 s``.
+``{{ diagnosis_agreement NAME EXAMPLE EAGER GRAPH XLA }}``
+    Runner tabs: the diagnosis's verdict on tf.function and on XLA beside the same verdict drawn
+    from the guide's full run of EXAMPLE (cases EAGER, GRAPH, XLA) measured in the same sitting
+    (``diagnose/guide/EXAMPLE.json``), and from the guide's pages' own run. Where the diagnosis and
+    the same-machine run disagree the build stops: the sample no longer shows what it claims.
 
-Inline figures read the ``cpu`` runner unless given ``runner=gpu``.
+Inline figures read the ``cpu`` runner unless given ``runner=gpu``. A build from a results tree
+with no diagnoses for the runner (a quick run's tree) shows the not-measured note, and inline
+figures read "not measured in this build's results"; a sample named wrongly in a tree that has
+diagnoses still stops the build.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
-from tfspeedlab.analysis.diagnosis import Diagnosis, from_json
+from tfspeedlab.analysis import intervals
+from tfspeedlab.analysis.diagnosis import MATERIAL_SPEEDUP, agrees, material
+from tfspeedlab.analysis.diagnosis_files import (DIAGNOSIS_DIR, DiagnosisFileError, SavedDiagnosis, load,
+                                                 sample_files)
 from tfspeedlab.analysis.diagnosis_report import VERDICT_LEAD, text_report
 from tfspeedlab.analysis.summary import format_speedup
-from tfspeedlab.results.schema import RUNNERS
-from tfspeedlab.results.store import read_json
+from tfspeedlab.results.schema import RUNNERS, ResultsFile
+from tfspeedlab.results.store import load_runner
 from tfspeedlab.site import markdown
 from tfspeedlab.site.runners import machine_summary, not_measured, runner_tabs
 
-DIAGNOSIS_DIR = "diagnose"
-# A sample's file name becomes part of a page and names a path: nothing but these characters.
-SAMPLE_NAME = re.compile(r"[a-z0-9_]{1,64}")
+# The guide's full runs measured in the same sitting as the samples, beside them.
+GUIDE_DIR = "guide"
 
 
 class Context(Protocol):
     """What these directives read of ``directives.Context`` (which imports this module)."""
 
-    diagnoses: dict[str, dict[str, Sample]]
+    diagnoses: dict[str, Samples]
+    results: dict[str, dict[str, ResultsFile]]
 
     def relative(self, uri: str) -> str: ...
 
 
 @dataclass(frozen=True)
-class Sample:
-    diagnosis: Diagnosis
-    environment: Mapping[str, Any]
+class Samples:
+    """One runner's committed diagnoses, and the full runs measured beside them."""
+
+    reports: dict[str, SavedDiagnosis]
+    guide: dict[str, ResultsFile]
 
 
-class DiagnosisFileError(ValueError):
-    """A committed diagnosis that cannot be read: the build stops, naming the file."""
+def load_samples(results_root: Path, runner: str) -> Samples:
+    """Every committed diagnosis of one runner, by sample name, and the full runs beside them."""
+    guide = Path(results_root) / runner / DIAGNOSIS_DIR / GUIDE_DIR
+    return Samples({path.stem: load(path) for path in sample_files(results_root, runner)},
+                   load_runner(guide, runner) if guide.is_dir() else {})
 
 
-def load_samples(results_root: Path, runner: str) -> dict[str, Sample]:
-    """Every committed diagnosis of one runner, by sample name."""
-    folder = Path(results_root) / runner / DIAGNOSIS_DIR
-    found = {}
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        if not SAMPLE_NAME.fullmatch(path.stem):
-            raise DiagnosisFileError(f"{path}: a sample's name is lower-case letters, digits and _ only")
-        data = read_json(path)
-        try:
-            diagnosis = from_json(data)
-        except ValueError as error:
-            raise DiagnosisFileError(f"{path}: {error}") from None
-        environment = data.get("environment")
-        if not isinstance(environment, dict) or not {"cpu_model", "logical_cores", "gpus", "tensorflow",
-                                                      "utc_time"} <= environment.keys():
-            raise DiagnosisFileError(f"{path}: no environment record (save it with tfspeedlab diagnose --save)")
-        found[path.stem] = Sample(diagnosis, environment)
-    return found
+NOT_IN_BUILD = "*not measured in this build's results*"
 
 
-def _lookup(context: Context, name: str, runner: str) -> Sample:
+def _lookup(context: Context, name: str, runner: str) -> SavedDiagnosis | None:
+    """The sample, or None when this build's results hold no diagnoses for the runner at all."""
     if runner not in RUNNERS:
         raise DiagnosisFileError(f"runner must be one of {RUNNERS}, got {runner!r}")
-    try:
-        return context.diagnoses[runner][name]
-    except KeyError:
-        raise DiagnosisFileError(f"no diagnosis {name!r} on {runner}; measured: "
-                                 f"{', '.join(sorted(context.diagnoses.get(runner, {}))) or 'none'}") from None
+    reports = _reports(context, runner)
+    if not reports:
+        return None
+    if name not in reports:
+        raise DiagnosisFileError(f"no diagnosis {name!r} on {runner}; measured: {', '.join(sorted(reports)) or 'none'}")
+    return reports[name]
+
+
+def _reports(context: Context, runner: str) -> dict[str, SavedDiagnosis]:
+    samples = context.diagnoses.get(runner)
+    return samples.reports if samples else {}
 
 
 def _diagnosis(context: Context, name: str) -> str:
     def body(runner: str) -> str:
-        sample = context.diagnoses.get(runner, {}).get(name)
+        sample = _reports(context, runner).get(name)
         if sample is None:
             return not_measured(runner, f"this diagnosis ({markdown.code(name)})",
                                 command=f"tfspeedlab diagnose … --save results/{runner}/{DIAGNOSIS_DIR}/{name}.json")
@@ -94,7 +100,7 @@ def _diagnosis(context: Context, name: str) -> str:
     return runner_tabs(body)
 
 
-def _report(context: Context, sample: Sample) -> str:
+def _report(context: Context, sample: SavedDiagnosis) -> str:
     diagnosis, environment = sample.diagnosis, sample.environment
     tables, verdict = text_report(diagnosis).rsplit("\n\n" + VERDICT_LEAD, 1)
     # A fence longer than any run of backticks in the text, which names the reader's files.
@@ -109,7 +115,9 @@ def _report(context: Context, sample: Sample) -> str:
 
 
 def _speedup(context: Context, name: str, mode: str, *, runner: str = "cpu") -> str:
-    diagnosis = _lookup(context, name, runner).diagnosis
+    if (sample := _lookup(context, name, runner)) is None:
+        return NOT_IN_BUILD
+    diagnosis = sample.diagnosis
     if mode not in diagnosis.speedups:
         raise DiagnosisFileError(f"diagnosis {name!r} has no speed-up for {mode!r}; it has "
                                  f"{', '.join(diagnosis.speedups) or 'none'}")
@@ -117,18 +125,63 @@ def _speedup(context: Context, name: str, mode: str, *, runner: str = "cpu") -> 
 
 
 def _traces(context: Context, name: str, *, runner: str = "cpu") -> str:
-    probe = _lookup(context, name, runner).diagnosis.retracing
+    if (sample := _lookup(context, name, runner)) is None:
+        return NOT_IN_BUILD
+    probe = sample.diagnosis.retracing
     if probe is None or probe.python_number_traces is None:
         raise DiagnosisFileError(f"diagnosis {name!r} did not probe Python numbers")
     return str(probe.python_number_traces)
 
 
 def _elapsed(context: Context, name: str, *, runner: str = "cpu") -> str:
-    diagnosis = _lookup(context, name, runner).diagnosis
+    if (sample := _lookup(context, name, runner)) is None:
+        return NOT_IN_BUILD
+    diagnosis = sample.diagnosis
     return f"{diagnosis.elapsed_s:.1f} s"
 
 
+def _agreement(context: Context, name: str, example: str, eager: str, graph: str, xla: str) -> str:
+    def body(runner: str) -> str:
+        sample = _reports(context, runner).get(name)
+        guide = context.diagnoses[runner].guide.get(example) if runner in context.diagnoses else None
+        if sample is None or guide is None:
+            return not_measured(runner, f"this diagnosis and its full run ({markdown.code(example)})",
+                                command="bash scripts/diagnose-samples.sh --runner " + runner)
+        pages = context.results.get(runner, {}).get(example)
+        rows = []
+        for mode, case in (("tf.function", graph), ("XLA", xla)):
+            diagnosed = sample.diagnosis.speedups.get(mode)
+            same_machine = intervals.speedup(guide, eager, case)
+            if diagnosed is not None and not agrees(diagnosed, same_machine):
+                raise DiagnosisFileError(
+                    f"diagnosis {name!r} reads {mode} against eager as {material(diagnosed)!r} "
+                    f"({format_speedup(diagnosed)}), the full run beside it as "
+                    f"{intervals.verdict(same_machine)!r} ({format_speedup(same_machine)}): "
+                    "re-measure both with scripts/diagnose-samples.sh")
+            row = [mode, _worded(material(diagnosed), diagnosed) if diagnosed else "could not run",
+                   _worded(intervals.verdict(same_machine), same_machine)]
+            if pages is not None:
+                found = intervals.speedup(pages, eager, case)
+                row.append(_worded(intervals.verdict(found), found))
+            rows.append(row)
+        header = ["Against eager", "tfspeedlab diagnose", "Full run, same machine"]
+        if pages is not None:
+            header.append(f"The guide's pages ({machine_summary(pages.environment)})")
+        machine = machine_summary(guide.environment)
+        return (markdown.table(header, rows, align=[markdown.LEFT] * len(header))
+                + f"\n\n<small>Same machine: {markdown.text(machine)}. The diagnosis says faster or slower only "
+                f"when its whole 95% interval lies past {MATERIAL_SPEEDUP}× that way; the full runs, as on every "
+                "page of the guide, when it lies on one side of 1.</small>\n")
+
+    return runner_tabs(body)
+
+
+def _worded(word: str, found: intervals.Ratio) -> str:
+    return markdown.text(f"{word} ({format_speedup(found)})")
+
+
 DIAGNOSIS_DIRECTIVES: dict[str, Callable[..., str]] = {
+    "diagnosis_agreement": _agreement,
     "diagnosis": _diagnosis,
     "diagnosis_speedup": _speedup,
     "diagnosis_traces": _traces,

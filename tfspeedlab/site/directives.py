@@ -94,7 +94,7 @@ from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import RUNNERS, ResultsFile
 from tfspeedlab.results.store import load_failure
 from tfspeedlab.site import charts, listing, markdown, quantities, tables, templating
-from tfspeedlab.site.diagnosis_directives import DIAGNOSIS_DIRECTIVES, Sample
+from tfspeedlab.site.diagnosis_directives import DIAGNOSIS_DIRECTIVES, Samples
 from tfspeedlab.site.history_directives import HISTORY_DIRECTIVES
 from tfspeedlab.site.runners import RUNNER_TITLES, machine_summary, not_measured, runner_tabs
 from tfspeedlab.site.simulator import PARAMS_URI, simulator_html
@@ -130,7 +130,7 @@ class Context:
     # Each runner's release history (``tfspeedlab history``), oldest release first.
     history: dict[str, list[ReleaseResults]] = field(default_factory=dict)
     # Each runner's committed `tfspeedlab diagnose` reports, by sample name.
-    diagnoses: dict[str, dict[str, Sample]] = field(default_factory=dict)
+    diagnoses: dict[str, Samples] = field(default_factory=dict)
 
     def check_example(self, example: str) -> None:
         if self.known_examples is not None and example not in self.known_examples:

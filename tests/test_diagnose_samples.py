@@ -1,0 +1,123 @@
+"""The sample diagnoses of "Diagnose your own code": the committed reports say what the guide's own
+full runs of the same functions say, on the same machine; they reach the page as the terminal
+printed them; a malformed or misnamed file stops the build, naming it."""
+
+import json
+import shutil
+
+import pytest
+
+from conftest import REPO, build_site, synthetic_results
+from tfspeedlab.analysis import intervals
+from tfspeedlab.analysis.diagnosis import agrees
+from tfspeedlab.analysis.diagnosis_report import text_report
+from tfspeedlab.site import diagnosis_directives
+from tfspeedlab.analysis.diagnosis_files import DiagnosisFileError
+from tfspeedlab.site.diagnosis_directives import Samples, load_samples
+
+COMMITTED = load_samples(REPO / "results", "cpu")
+# Each sample, the example it comes from, and its eager, tf.function and XLA cases there.
+AGAINST_FULL_RUNS = {"small_ops": ("small_ops", "eager", "graph", "xla"),
+                     "matmul": ("matmul", "eager 2048", "graph 2048", "xla 2048")}
+
+
+def test_the_three_samples_and_their_full_runs_are_committed():
+    assert sorted(COMMITTED.reports) == ["matmul", "small_ops", "tracing"]
+    assert sorted(COMMITTED.guide) == ["matmul", "small_ops", "tracing"]
+    for sample in COMMITTED.reports.values():
+        # Measured in one sitting, on one machine, with the same TensorFlow.
+        guide = COMMITTED.guide["small_ops"].environment
+        assert sample.environment["cpu_model"] == guide["cpu_model"]
+        assert sample.environment["tensorflow"] == guide["tensorflow"]
+
+
+@pytest.mark.parametrize("name", sorted(AGAINST_FULL_RUNS))
+def test_each_verdict_is_the_one_the_full_run_on_the_same_machine_gives(name):
+    example, eager, graph, xla = AGAINST_FULL_RUNS[name]
+    diagnosis = COMMITTED.reports[name].diagnosis
+    for mode, case in (("tf.function", graph), ("XLA", xla)):
+        assert agrees(diagnosis.speedups[mode], intervals.speedup(COMMITTED.guide[example], eager, case))
+
+
+def test_the_three_kinds_get_the_three_verdicts():
+    reports = {name: sample.diagnosis for name, sample in COMMITTED.reports.items()}
+    assert reports["small_ops"].verdict.startswith("Wrap it in tf.function")
+    assert reports["matmul"].verdict.startswith("tf.function makes no material difference")
+    assert reports["tracing"].verdict.startswith("Fix the retracing first")
+
+
+def test_the_retracing_sample_traces_once_per_new_number_as_the_full_run_counted():
+    probe = COMMITTED.reports["tracing"].diagnosis.retracing
+    assert probe.python_number_traces == 2  # two new values, two traces
+    tracing = COMMITTED.guide["tracing"]
+    calls = tracing.case("python scalars").params["calls"]
+    assert tracing.case("python scalars").metrics["traces"] == calls
+    assert tracing.case("fix: tensor scalars").metrics["traces"] == 1
+
+
+def test_the_page_shows_each_report_as_the_terminal_printed_it(committed_site):
+    page = (committed_site / "diagnose" / "index.html").read_text()
+    for sample in COMMITTED.reports.values():
+        first_table_row = text_report(sample.diagnosis).split("\n\n")[1].splitlines()[2]
+        assert first_table_row.split()[0] == "eager" and first_table_row.split()[1] in page
+        assert sample.diagnosis.target.split(" --inputs")[0] in page
+    assert page.count(">Verdict<") == 3
+    assert "not measured in this build" not in page
+
+
+def test_a_build_without_diagnoses_says_not_yet_measured(quick_site):
+    page = (quick_site / "diagnose" / "index.html").read_text()
+    assert "Not yet measured on CPU" in page and "not measured in this build" in page
+
+
+def _copy_results(tmp_path):
+    destination = tmp_path / "results"
+    shutil.copytree(REPO / "results", destination)
+    return destination
+
+
+def test_a_malformed_diagnosis_file_stops_the_build_naming_it(tmp_path):
+    results = _copy_results(tmp_path)
+    broken = results / "cpu" / "diagnose" / "small_ops.json"
+    data = json.loads(broken.read_text())
+    del data["modes"]["eager"]["runs"][0]["samples_s"]
+    broken.write_text(json.dumps(data))
+    completed = build_site(results, tmp_path / "site")
+    assert completed.returncode != 0
+    assert "small_ops.json" in completed.stderr and "cannot build from a diagnosis file" in completed.stderr
+
+
+@pytest.mark.parametrize("name", ["Small-Ops", "../up", "a b"])
+def test_a_sample_named_outside_lower_case_letters_digits_and_underscores_is_refused(tmp_path, name):
+    folder = tmp_path / "cpu" / "diagnose"
+    folder.mkdir(parents=True)
+    (folder / f"{name.replace('/', '_')}.json").write_text("{}")
+    with pytest.raises(DiagnosisFileError, match="lower-case letters, digits and _"):
+        load_samples(tmp_path, "cpu")
+
+
+def test_a_sample_without_its_environment_is_refused(tmp_path):
+    folder = tmp_path / "cpu" / "diagnose"
+    folder.mkdir(parents=True)
+    data = json.loads((REPO / "results" / "cpu" / "diagnose" / "matmul.json").read_text())
+    del data["environment"]
+    (folder / "matmul.json").write_text(json.dumps(data))
+    with pytest.raises(DiagnosisFileError, match="no environment record"):
+        load_samples(tmp_path, "cpu")
+
+
+class _Context:
+    def __init__(self, samples):
+        self.diagnoses = {"cpu": samples, "gpu": Samples({}, {})}
+        self.results = {"cpu": {}, "gpu": {}}
+
+    def relative(self, uri):
+        return uri
+
+
+def test_a_diagnosis_that_disagrees_with_its_full_run_stops_the_build():
+    # The matmul sample finds no material difference; a full run where the graph is ten times faster disagrees.
+    samples = Samples({"matmul": COMMITTED.reports["matmul"]}, {"demo": synthetic_results()})
+    with pytest.raises(DiagnosisFileError, match="re-measure both"):
+        diagnosis_directives.DIAGNOSIS_DIRECTIVES["diagnosis_agreement"](
+            _Context(samples), "matmul", "demo", "eager", "graph", "graph")

@@ -1,0 +1,82 @@
+"""Saved diagnoses (``tfspeedlab diagnose --save``, ``results/<runner>/diagnose/NAME.json``): read
+one with its environment, and pool two sittings of the same ones, as ``tfspeedlab pool`` does for
+results files (each mode's processes from both, so the interval covers how far the machine moved
+between them)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from tfspeedlab.analysis.diagnosis import Diagnosis, from_json, pool, to_json
+from tfspeedlab.results.pool import SAME_ENVIRONMENT, PoolError
+from tfspeedlab.results.schema import RUNNERS
+from tfspeedlab.results.store import read_json
+
+DIAGNOSIS_DIR = "diagnose"
+# A sample's file name becomes part of a page and names a path: nothing but these characters.
+SAMPLE_NAME = re.compile(r"[a-z0-9_]{1,64}")
+# What a saved diagnosis's environment must hold for a page to say where it was measured.
+ENVIRONMENT_FIELDS = frozenset({"cpu_model", "logical_cores", "gpus", "tensorflow", "utc_time"})
+
+
+class DiagnosisFileError(ValueError):
+    """A saved diagnosis that cannot be read, named by its path."""
+
+
+@dataclass(frozen=True)
+class SavedDiagnosis:
+    diagnosis: Diagnosis
+    environment: Mapping[str, Any]
+
+
+def load(path: Path) -> SavedDiagnosis:
+    data = read_json(path)
+    try:
+        diagnosis = from_json(data)
+    except ValueError as error:
+        raise DiagnosisFileError(f"{path}: {error}") from None
+    environment = data.get("environment")
+    if not isinstance(environment, dict) or not ENVIRONMENT_FIELDS <= environment.keys():
+        raise DiagnosisFileError(f"{path}: no environment record (save it with tfspeedlab diagnose --save)")
+    return SavedDiagnosis(diagnosis, environment)
+
+
+def sample_files(root: Path, runner: str) -> list[Path]:
+    """A runner's saved diagnoses under a results root; a name outside [a-z0-9_] is refused."""
+    folder = Path(root) / runner / DIAGNOSIS_DIR
+    paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    for path in paths:
+        if not SAMPLE_NAME.fullmatch(path.stem):
+            raise DiagnosisFileError(f"{path}: a sample's name is lower-case letters, digits and _ only")
+    return paths
+
+
+def pooled_trees(first: Path, second: Path) -> list[tuple[Path, dict[str, Any]]]:
+    """Every saved diagnosis at the same place under both roots, pooled (the second's environment,
+    with both sittings' times), as (path relative to a root, JSON to write). Checks only: writes
+    nothing."""
+    found = []
+    for runner in RUNNERS:
+        for path in sample_files(first, runner):
+            relative = path.relative_to(first)
+            if not (second / relative).is_file():
+                continue
+            sides = [load(first / relative), load(second / relative)]
+            for name in SAME_ENVIRONMENT:
+                values = [side.environment.get(name) for side in sides]
+                if values[0] != values[1]:
+                    raise PoolError(f"{first / relative} and {second / relative}: environment.{name} differs "
+                                    f"({values[0]!r} vs {values[1]!r}); pool only sittings of the same code "
+                                    "and software")
+            try:
+                diagnosis = pool([side.diagnosis for side in sides])
+            except ValueError as error:
+                raise PoolError(f"{first / relative} and {second / relative}: {error}") from None
+            sittings = [*sides[0].environment.get("sittings", [sides[0].environment["utc_time"]]),
+                        sides[1].environment["utc_time"]]
+            found.append((relative, {**to_json(diagnosis), "environment": {**sides[1].environment,
+                                                                             "sittings": sittings}}))
+    return found
