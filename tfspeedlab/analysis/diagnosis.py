@@ -248,7 +248,8 @@ def verdict(diagnosis: Diagnosis) -> str:
             lines.append(f"XLA (jit_compile=True) is slower than {against} ({_slower(versus)}): leave it off.")
         else:
             lines.append(f"XLA (jit_compile=True) makes no material difference against {against} "
-                         f"({_bare(versus)}).")
+                         f"({_bare(versus)}: the interval does not lie wholly past {MATERIAL_SPEEDUP:.2f}× "
+                         "either way).")
     elif diagnosis.modes["XLA"].error:
         lines.append(f"XLA could not compile it: {diagnosis.modes['XLA'].error}.")
     if probe is not None and probe.batch_size_traces:
@@ -281,6 +282,10 @@ def _slower(found: intervals.Ratio) -> str:
 
 
 def _bare(found: intervals.Ratio) -> str:
+    """A ratio with no verdict word of its own, as a slow-down where its whole interval is below 1
+    (as the guide's tables write it)."""
+    if found.high < 1:
+        return f"{format_ratio(1 / found.value)} slower, 95% interval {_span(1 / found.high, 1 / found.low)}"
     return f"{format_ratio(found.value)}, 95% interval {_span(found.low, found.high)}"
 
 

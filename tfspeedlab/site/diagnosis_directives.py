@@ -170,7 +170,7 @@ def _agreement(context: Context, name: str, example: str, eager: str, graph: str
         machine = machine_summary(guide.environment)
         return (markdown.table(header, rows, align=[markdown.LEFT] * len(header))
                 + f"\n\n<small>Same machine: {markdown.text(machine)}. The diagnosis says faster or slower only "
-                f"when its whole 95% interval lies past {MATERIAL_SPEEDUP}× that way; the full runs, as on every "
+                f"when its whole 95% interval lies past {MATERIAL_SPEEDUP:.2f}× that way; the full runs, as on every "
                 "page of the guide, when it lies on one side of 1.</small>\n")
 
     return runner_tabs(body)
