@@ -13,7 +13,6 @@ import pytest
 import tensorflow as tf
 
 from tfspeedlab.cli import main
-from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.diagnosis import MATERIAL_SPEEDUP, agrees, break_even, from_json, pool, to_json
 from tfspeedlab.analysis.diagnosis_report import text_report
@@ -67,7 +66,7 @@ def test_with_budget_for_it_the_profiler_splits_host_time_by_layer():
     # 150 ops issued one by one from Python against one graph call: the shares move the guide's way.
     assert eager["dispatch"] + eager["python"] > graph["dispatch"] + graph["python"]
     assert abs(sum(eager.values()) - 1) < 1e-6
-    assert "Host time, profiled" in text_report(diagnosis)
+    assert "split by TensorFlow's profiler" in text_report(diagnosis)
 
 
 def test_ctrl_c_while_timing_keeps_the_blocks_timed_so_far(monkeypatch):
@@ -141,13 +140,21 @@ def test_the_python_api_is_tfspeedlab_diagnose_with_the_readers_arguments():
     assert diagnosis.retracing.python_number_traces is None  # the scale came as a tensor
 
 
+def test_python_numbers_given_as_keywords_are_probed_and_a_retrace_is_timed():
+    probe = probe_retracing(scaled, (tf.ones([8, 4]),), {"scale": 0.5})
+    assert probe.python_number_traces == 2
+    assert probe.retrace_s > 0
+
+
+def test_a_function_that_refuses_another_batch_size_says_why_it_was_not_probed():
+    probe = probe_retracing(one_big_kernel, (tf.ones([4, 4]),), {})
+    assert probe.batch_size_traces is None
+    assert probe.batch_size_unprobed == "the function does not accept one more row"
+
+
 def test_keyword_arguments_reach_the_function():
     probe = probe_retracing(scaled, (tf.ones([2, 2]),), {"scale": tf.constant(2.0)})
     assert probe.python_number_traces is None and probe.first_traces == 1
-
-
-def _measurement(median_s: float, first_call_s: float) -> Measurement:
-    return Measurement((median_s,) * 5, 10, first_call_s, "test")
 
 
 @pytest.mark.parametrize("eager, graph, expected", [
@@ -156,7 +163,7 @@ def _measurement(median_s: float, first_call_s: float) -> Measurement:
     ((1e-3, 5e-3), (1e-4, 2e-3), 1.0),  # its first call is the cheaper one too
 ])
 def test_break_even_counts_calls_until_the_first_call_is_paid_back(eager, graph, expected):
-    assert break_even(_measurement(*eager), _measurement(*graph)) == expected
+    assert break_even(eager[0], eager[1], graph[0], graph[1]) == expected
 
 
 # ---------------------------------------------------------------- the command

@@ -29,9 +29,9 @@ COST_MODEL_MODES = {"eager": "eager", "tf.function": "graph", "XLA": "xla"}
 MATERIAL_SPEEDUP = 1.10
 # The guide's pages each finding links to (relative to the site's root).
 PAGES = {"overhead": ("small-ops.md", "Many small ops"), "kernel": ("matmul.md", "One big op"),
-         "xla": ("xla.md", "When does XLA pay?"), "tracing": ("tracing.md", "The cost of tracing"),
+         "xla": ("xla.md", "XLA: when jit_compile=True pays"), "tracing": ("tracing.md", "The cost of tracing"),
          "layers": ("where-time-goes.md", "Where the time goes"),
-         "worth": ("worth-it.md", "Is tf.function worth it?")}
+         "worth": ("worth-it.md", "When is tf.function worth it?")}
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,13 @@ class RetraceProbe:
     call it: once as given, then with another batch size, then with other Python numbers."""
 
     first_traces: int
-    batch_size_traces: int | None  # extra traces for another batch size (None: no tensor argument)
+    batch_size_traces: int | None  # extra traces for another batch size (None: not probed, see below)
     python_number_traces: int | None  # extra traces for two other Python numbers (None: none taken)
+    # Why the batch size was not probed: "no tensor argument", or "the function does not accept
+    # one more row" (a square matrix); None when it was.
+    batch_size_unprobed: str | None = None
+    # Seconds per call that retraced for a new Python number: what each such call costs.
+    retrace_s: float | None = None
 
     @property
     def fixes(self) -> list[str]:
@@ -122,7 +127,7 @@ class Placement:
 class Diagnosis:
     target: str
     modes: dict[str, ModeResult]
-    op_count: int | None
+    op_count: int | None  # every op of the traced graph
     retracing: RetraceProbe | None  # None when the probe was skipped (budget spent, Ctrl-C)
     host_split: dict[str, Breakdown] = field(default_factory=dict)  # by mode, from the profiler
     placement: Placement | None = None
@@ -131,6 +136,8 @@ class Diagnosis:
     elapsed_s: float | None = None
     tracing_s: float | None = None  # of elapsed_s: first calls and the retracing probe, outside the budget
     interrupted: bool = False
+    # The traced graph's ops that compute: placeholders, constants and identities left out.
+    compute_op_count: int | None = None
 
     @cached_property
     def measured(self) -> dict[str, Measurement]:
@@ -157,13 +164,29 @@ class Diagnosis:
         return None
 
     @cached_property
+    def per_call_s(self) -> dict[str, float]:
+        """Each mode's time per call by the guide's estimator (the 10th percentile of all blocks:
+        a call nothing else on the machine got in the way of), which the speed-ups divide."""
+        return {mode: intervals.estimate_s(list(self.modes[mode].runs)) for mode in self.measured}
+
+    @cached_property
     def break_even_calls(self) -> dict[str, float | None]:
-        """Calls after which each mode's first call is paid back; None where the mode is not
-        clearly faster per call (its interval reaches 1), as a saving that may be noise pays
-        back nothing."""
-        eager = self.measured.get("eager")
-        return {mode: break_even(eager, measurement) if self.speedups[mode].low > 1 else None
-                for mode, measurement in self.measured.items() if mode != "eager" and eager is not None}
+        """Calls after which each mode's first call is paid back against eager; None where the
+        mode is not clearly faster per call (its interval reaches 1), as a saving that may be
+        noise pays back nothing."""
+        return {mode: self._paid_back(mode, "eager", self.speedups[mode]) for mode in self.speedups}
+
+    @cached_property
+    def xla_break_even_over_graph(self) -> float | None:
+        """Calls after which XLA's compiling is paid back against the plain tf.function."""
+        versus = self.xla_over_graph
+        return None if versus is None else self._paid_back("XLA", "tf.function", versus)
+
+    def _paid_back(self, mode: str, against: str, speedup: intervals.Ratio) -> float | None:
+        if speedup.low <= 1:
+            return None
+        return break_even(self.per_call_s[against], self.measured[against].first_call_s,
+                          self.per_call_s[mode], self.measured[mode].first_call_s)
 
     @property
     def verdict(self) -> str:
@@ -175,13 +198,13 @@ class Diagnosis:
         return [PAGES[topic] for topic in topics(self)]
 
 
-def break_even(eager: Measurement, mode: Measurement) -> float | None:
-    """Calls after which ``mode``'s costlier first call (tracing, compiling) is paid back by its
-    cheaper calls; None when it is not cheaper per call."""
-    saving = eager.median_s - mode.median_s
+def break_even(before_s: float, before_first_s: float, after_s: float, after_first_s: float) -> float | None:
+    """Calls after which a mode's costlier first call (tracing, compiling) is paid back by its
+    cheaper calls, against the mode it replaces; None when it is not cheaper per call."""
+    saving = before_s - after_s
     if saving <= 0:
         return None
-    extra = mode.first_call_s - eager.first_call_s
+    extra = after_first_s - before_first_s
     # The tolerance keeps 9 ms ÷ 0.9 ms at 10 calls, not the 11 that rounding error would give.
     return max(1.0, math.ceil(extra / saving - 1e-9)) if extra > 0 else 1.0
 
@@ -243,7 +266,10 @@ def verdict(diagnosis: Diagnosis) -> str:
                        else (diagnosis.speedups.get("XLA"), "eager"))
     if versus is not None:
         if versus.low >= MATERIAL_SPEEDUP:
-            lines.append(f"XLA (jit_compile=True) is faster than {against}: {_faster(versus)}.")
+            calls = diagnosis.xla_break_even_over_graph if against != "eager" else diagnosis.break_even_calls["XLA"]
+            lines.append(f"XLA (jit_compile=True) is faster than {against}: {_faster(versus)}"
+                         + (f"; its compiling is paid back against {against} after {calls:,.0f} calls." if calls
+                            else "."))
         elif versus.high <= 1 / MATERIAL_SPEEDUP:
             lines.append(f"XLA (jit_compile=True) is slower than {against} ({_slower(versus)}): leave it off.")
         else:
@@ -265,11 +291,9 @@ def _retracing_first(diagnosis: Diagnosis) -> str:
     probe = diagnosis.retracing
     sentence = (f"Fix the retracing first: every new Python number it is given traces it again "
                 f"({probe.python_number_traces} traces for two new values)")
-    graph, eager = diagnosis.measured.get("tf.function"), diagnosis.measured["eager"]
-    if graph is not None:
-        # The first call is the closest measured figure to what each retrace costs.
-        sentence += (f", and a trace costs about what the first call did ({format_time(graph.first_call_s)}, "
-                     f"{format_ratio(graph.first_call_s / eager.median_s)} an eager call)")
+    if probe.retrace_s is not None:
+        sentence += (f", and each such call took {format_time(probe.retrace_s)}, "
+                     f"{format_ratio(probe.retrace_s / diagnosis.per_call_s['eager'])} an eager call")
     return sentence + ". Pass the numbers as tensors (tf.constant) instead of Python floats or ints."
 
 
@@ -321,7 +345,7 @@ def to_json(diagnosis: Diagnosis) -> dict[str, Any]:
                       "first_call_s": run.first_call_s, "completion": run.completion,
                       "tracing_count": run.tracing_count} for run in result.runs],
             # For readers of the file; recomputed from the runs on load.
-            "median_s": result.measurement.median_s,
+            "median_s": result.measurement.median_s, "per_call_s": diagnosis.per_call_s[mode],
             "speedup_over_eager": ratio(diagnosis.speedups.get(mode)),
             "break_even_calls": diagnosis.break_even_calls.get(mode)}
     probe = diagnosis.retracing
@@ -329,9 +353,11 @@ def to_json(diagnosis: Diagnosis) -> dict[str, Any]:
     return {
         "kind": "function", "target": diagnosis.target, "modes": modes,
         "xla_over_tf_function": ratio(diagnosis.xla_over_graph), "op_count": diagnosis.op_count,
+        "compute_op_count": diagnosis.compute_op_count,
         "retracing": None if probe is None else {
             "first_traces": probe.first_traces, "batch_size_traces": probe.batch_size_traces,
-            "python_number_traces": probe.python_number_traces, "fixes": probe.fixes},
+            "python_number_traces": probe.python_number_traces, "batch_size_unprobed": probe.batch_size_unprobed,
+            "retrace_s": probe.retrace_s, "fixes": probe.fixes},
         "host_split": {mode: {"total_s": split.total_s, "calls": split.calls,
                               **{f"{layer}_s": getattr(split, f"{layer}_s") for layer in HOST_LAYERS}}
                        for mode, split in diagnosis.host_split.items()},
@@ -366,7 +392,9 @@ def from_json(data: Any) -> Diagnosis:
             op_count=None if data["op_count"] is None else int(data["op_count"]),
             retracing=None if probe is None else RetraceProbe(
                 int(probe["first_traces"]), _optional_int(probe["batch_size_traces"]),
-                _optional_int(probe["python_number_traces"])),
+                _optional_int(probe["python_number_traces"]),
+                None if probe.get("batch_size_unprobed") is None else str(probe["batch_size_unprobed"]),
+                _optional_float(probe.get("retrace_s"))),
             host_split={mode: Breakdown(total_s=float(split["total_s"]), calls=int(split["calls"]),
                                         **{f"{layer}_s": float(split[f"{layer}_s"]) for layer in HOST_LAYERS})
                         for mode, split in data["host_split"].items()},
@@ -377,7 +405,7 @@ def from_json(data: Any) -> Diagnosis:
             skipped={str(k): str(v) for k, v in data["skipped"].items()},
             budget_s=_optional_float(data["budget_s"]), elapsed_s=_optional_float(data["elapsed_s"]),
             tracing_s=_optional_float(data["tracing_s"]),
-            interrupted=bool(data["interrupted"]))
+            interrupted=bool(data["interrupted"]), compute_op_count=_optional_int(data.get("compute_op_count")))
     except (KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"not a diagnosis: missing or malformed {error}") from None
 
@@ -407,7 +435,8 @@ def pool(diagnoses: list[Diagnosis]) -> Diagnosis:
     return Diagnosis(first.target, modes, first.op_count, retracing, host_split, first.placement,
                      skipped, budget_s=_total(d.budget_s for d in diagnoses),
                      elapsed_s=_total(d.elapsed_s for d in diagnoses), tracing_s=_total(d.tracing_s for d in diagnoses),
-                     interrupted=any(found.interrupted for found in diagnoses))
+                     interrupted=any(found.interrupted for found in diagnoses),
+                     compute_op_count=first.compute_op_count)
 
 
 def _total(values: Any) -> float | None:

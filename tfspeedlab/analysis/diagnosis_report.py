@@ -13,9 +13,9 @@ from tfspeedlab.profiling.trace import HOST_LAYER_LABELS, HOST_LAYERS
 from tfspeedlab.units import format_time
 
 VERDICT_LEAD = "Verdict: "
-# Prose lines of the report wrap here: the tables are about this wide, and so is the guide's
-# content column in a code block at 1280 px.
-WIDTH = 88
+# Prose lines of the report wrap here: about what the guide's content column shows of a code
+# block at 1280 px, and the width of the report's widest table.
+WIDTH = 80
 # Where a report kept outside the site links to (mkdocs.yml's site_url).
 GUIDE_URL = "https://tfspeedlab.github.io/tfspeedlab/"
 
@@ -37,11 +37,11 @@ def text_report(diagnosis: Diagnosis) -> str:
 
 
 def _wrapped(lines) -> str:
-    return "\n".join(textwrap.fill(line, WIDTH, subsequent_indent="  ") for line in lines)
+    return "\n".join(textwrap.fill(line, WIDTH, subsequent_indent="  ", break_on_hyphens=False) for line in lines)
 
 
 def _modes_table(diagnosis: Diagnosis) -> str:
-    rows = [("Mode", "Per call (median)", "Speed-up over eager [95%]", "First call", "Paid back after")]
+    rows = [("Mode", "Per call (p10)", "Speed-up vs eager [95%]", "First call", "Pays off after")]
     for mode in MODES:
         result = diagnosis.modes[mode]
         if result.measurement is None:
@@ -49,15 +49,19 @@ def _modes_table(diagnosis: Diagnosis) -> str:
             continue
         speedup = diagnosis.speedups.get(mode)
         calls = diagnosis.break_even_calls.get(mode)
-        rows.append((mode, format_time(result.measurement.median_s),
+        rows.append((mode, format_time(diagnosis.per_call_s[mode]),
                      format_speedup(speedup) if speedup else "—", format_time(result.first_call_s),
+                     # "never": not clearly faster per call, so its costlier first call is not paid back.
                      "—" if mode == "eager" else "never" if calls is None else f"{calls:,.0f} calls"))
-    # "never": not clearly faster per call, so its costlier first call is not paid back.
-    return text_columns(rows)
+    return text_columns(rows) + "\n" + _wrapped(["(p10: the 10th percentile of all timed blocks, the "
+                                                 "guide's estimator; the speed-ups divide it)"])
 
 
 def _findings(diagnosis: Diagnosis) -> list[str]:
     ops = "unknown (it could not be traced)" if diagnosis.op_count is None else f"{diagnosis.op_count:,}"
+    if diagnosis.compute_op_count is not None:
+        ops += (f", {diagnosis.compute_op_count:,} of them computing (placeholders, constants and "
+                "identities aside)")
     lines = [f"Ops in the traced graph: {ops}"]
     if diagnosis.processes > 1:
         lines.append(f"Timed in {diagnosis.processes} fresh processes, pooled: the intervals cover how far "
@@ -67,6 +71,8 @@ def _findings(diagnosis: Diagnosis) -> list[str]:
         traces = [f"{probe.first_traces} on the first call"]
         if probe.batch_size_traces is not None:
             traces.append(f"{probe.batch_size_traces} more for another batch size")
+        elif probe.batch_size_unprobed:
+            traces.append(f"another batch size not probed ({probe.batch_size_unprobed})")
         if probe.python_number_traces is not None:
             traces.append(f"{probe.python_number_traces} more for two other Python numbers")
         lines.append(f"Traces: {', '.join(traces)}")
@@ -78,13 +84,13 @@ def _findings(diagnosis: Diagnosis) -> list[str]:
 
 
 def _host_split_table(diagnosis: Diagnosis) -> str:
-    rows = [("Host time, profiled", *(HOST_LAYER_LABELS[layer] for layer in HOST_LAYERS))]
+    rows = [("Profiled", "Per call", "Calls", *(HOST_LAYER_LABELS[layer] for layer in HOST_LAYERS))]
     for mode, split in diagnosis.host_split.items():
         shares = split.fractions()
-        rows.append((f"{mode} ({format_time(split.total_s)}, {split.calls} calls)",
+        rows.append((mode, format_time(split.total_s), str(split.calls),
                      *(f"{shares[layer]:.0%}" for layer in HOST_LAYERS)))
-    return text_columns(rows) + "\n" + _wrapped(["(the profiler's own overhead is in these times; the shares are "
-                                                 "what matters)"])
+    return text_columns(rows) + "\n" + _wrapped(["(host time per call, split by TensorFlow's profiler; its own "
+                                                 "overhead is in these times, so read the shares)"])
 
 
 def _placement_table(diagnosis: Diagnosis) -> str:
@@ -96,8 +102,8 @@ def _placement_table(diagnosis: Diagnosis) -> str:
             continue
         rows.append((mode, format_time(predicted), format_time(ratio * predicted), f"{ratio:.3g}×"))
     notes = [f"(for {placement.ops:,} op{'s' if placement.ops != 1 else ''} on {placement.elements:,} elements; "
-             f"fitted on the guide's {placement.runner.upper()} runner, {placement.fitted_on}: another machine "
-             "shifts every ratio alike)", placement.reading(diagnosis)]
+             f"fitted on the guide's {placement.runner.upper()} runner, {placement.fitted_on}: on another "
+             "machine the ratios may move)", placement.reading(diagnosis)]
     if placement.extrapolated:
         notes.append("beyond the op counts or tensor sizes the model was fitted on: an extrapolation")
     note = "; ".join(note for note in notes[1:] if note)

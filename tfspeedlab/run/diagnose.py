@@ -88,6 +88,7 @@ def measure(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], *, b
              for mode in MODES}
     graph = _concrete_graph(compiled["tf.function"], args)
     op_count = None if graph is None else len(graph.get_operations())
+    compute_ops = None if graph is None else len(compute_operations(graph))
     placement = place_on_cost_model(graph) if graph is not None else None
     skipped: dict[str, str] = {}
     retracing = None
@@ -109,7 +110,7 @@ def measure(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], *, b
             skipped.setdefault("host-time split", "interrupted")
     return Diagnosis(target, modes, op_count, retracing, host_split, placement, skipped,
                      budget_s=budget_s, elapsed_s=time.perf_counter() - started, tracing_s=first_calls_s,
-                     interrupted=interrupted)
+                     interrupted=interrupted, compute_op_count=compute_ops)
 
 
 def _split_within_budget(call, args, measured, budget_s, remaining, split, skipped, progress) -> None:
@@ -152,7 +153,7 @@ def place_on_cost_model(graph: Any, results_root=REPO_ROOT / "results") -> Place
             break
     else:
         return None
-    compute = [op for op in graph.get_operations() if op.type not in NON_COMPUTE_OPS]
+    compute = compute_operations(graph)
     sizes = [shape.num_elements() for op in compute for shape in [op.outputs[0].shape] if op.outputs
              and shape.is_fully_defined()]
     if not compute or not sizes:
@@ -164,32 +165,49 @@ def place_on_cost_model(graph: Any, results_root=REPO_ROOT / "results") -> Place
                      extrapolated=ops > model.measured_ops or elements > model.measured_elements)
 
 
+def compute_operations(graph: Any) -> list[Any]:
+    return [op for op in graph.get_operations() if op.type not in NON_COMPUTE_OPS]
+
+
 def probe_retracing(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any]) -> RetraceProbe:
+    """Call a fresh ``tf.function`` of ``fn`` as given, then with one more row in every tensor
+    argument, then twice with every Python number argument (positional or keyword) scaled: the
+    traces each adds, and how long a call that retraced for a new number took."""
     import tensorflow as tf
 
-    function = tf.function(_bind(fn, kwargs))
-    function(*args)
+    function = tf.function(fn)
+    function(*args, **kwargs)
     first = function.experimental_get_tracing_count()
-    batch_traces = None
-    if any(_batched(arg) for arg in args):
-        batch_traces = _extra_traces(function, [tuple(_other_batch(arg) for arg in args)])
-    number_traces = None
-    if any(_python_number(arg) for arg in args):
-        number_traces = _extra_traces(function, [tuple(arg * factor if _python_number(arg) else arg for arg in args)
-                                                 for factor in (2, 3)])
-    return RetraceProbe(first, batch_traces, number_traces)
+    batch_traces, unprobed = None, "no tensor argument"
+    if any(_batched(arg) for arg in (*args, *kwargs.values())):
+        batch_traces = _extra_traces(function, [(tuple(_other_batch(arg) for arg in args),
+                                                 {key: _other_batch(value) for key, value in kwargs.items()})])
+        unprobed = "the function does not accept one more row" if batch_traces is None else None
+    number_traces, retrace_s = None, None
+    if any(_python_number(arg) for arg in (*args, *kwargs.values())):
+        calls = [(tuple(_scaled(arg, factor) for arg in args),
+                  {key: _scaled(value, factor) for key, value in kwargs.items()}) for factor in (2, 3)]
+        started = time.perf_counter()
+        number_traces = _extra_traces(function, calls)
+        if number_traces:
+            retrace_s = (time.perf_counter() - started) / len(calls)
+    return RetraceProbe(first, batch_traces, number_traces, unprobed, retrace_s)
 
 
-def _extra_traces(function: Any, calls: list[tuple]) -> int | None:
+def _extra_traces(function: Any, calls: list[tuple[tuple, dict]]) -> int | None:
     """Traces the calls added; None when the function does not accept such inputs (a square
     matrix given one more row), which is no retracing problem."""
     before = function.experimental_get_tracing_count()
     try:
-        for args in calls:
-            function(*args)
+        for args, kwargs in calls:
+            function(*args, **kwargs)
     except Exception:  # noqa: BLE001 (the reader's function decides what it accepts)
         return None
     return function.experimental_get_tracing_count() - before
+
+
+def _scaled(value: Any, factor: int) -> Any:
+    return value * factor if _python_number(value) else value
 
 
 def _bind(fn: Callable[..., Any], kwargs: Mapping[str, Any]) -> Callable[..., Any]:
