@@ -24,9 +24,10 @@ fi
 tfspeedlab=${TFSPEEDLAB:-.venv/bin/tfspeedlab}
 inputs=examples/_diagnose_inputs.py
 
-# Each sample in three fresh processes, pooled, as the guide's full runs have; and in two
-# sittings, before and after the full runs, pooled too (tfspeedlab pool): the intervals then cover
-# how far a fresh process moves, and how far the machine drifts over a quarter of an hour.
+# Each sample in three fresh processes, pooled, as the guide's full runs have; and in three
+# sittings, one before the full runs and two after, pooled too (tfspeedlab pool): the intervals
+# then cover how far a fresh process moves, and how far the machine drifts over a quarter of an
+# hour (with two sittings, a third still fell outside one of them).
 # NAME  TARGET  INPUTS  BUDGET (s, all three processes): a 2048 × 2048 matmul needs longer for
 # the same number of blocks.
 diagnose_samples() {
@@ -45,7 +46,9 @@ trap 'rm -rf "$staging"' EXIT
 diagnose_samples "$staging/first"
 "$tfspeedlab" run small_ops matmul tracing --runner "$runner" --out "$staging/full"
 diagnose_samples "$staging/second"
-"$tfspeedlab" pool "$staging/first" "$staging/second" --into "$out"
+diagnose_samples "$staging/third"
+"$tfspeedlab" pool "$staging/first" "$staging/second" --into "$staging/pooled"
+"$tfspeedlab" pool "$staging/pooled" "$staging/third" --into "$out"
 mkdir -p "$out/$runner/diagnose/guide"
 for example in small_ops matmul tracing; do
     mv "$staging/full/$runner/$example.json" "$out/$runner/diagnose/guide/$example.json"

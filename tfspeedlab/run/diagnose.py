@@ -42,7 +42,7 @@ NON_COMPUTE_OPS = frozenset({"Placeholder", "Const", "Identity", "IdentityN", "N
                              "VarHandleOp", "StopGradient", "_Arg", "_Retval"})
 
 
-def diagnose(fn: Callable[..., Any], *args: Any, budget_s: float = 5.0, **kwargs: Any) -> Diagnosis:
+def diagnose(fn: Callable[..., Any], *args: Any, budget_s: float = 10.0, **kwargs: Any) -> Diagnosis:
     """Time ``fn(*args, **kwargs)`` eagerly, as a ``tf.function`` and with XLA, and say what to do.
 
     ``budget_s`` caps the whole diagnosis (first calls excepted: tracing cannot be cut short)."""

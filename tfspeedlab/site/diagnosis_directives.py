@@ -10,6 +10,10 @@
     The retracing probe's extra traces for two new Python numbers: ``2``.
 ``{{ diagnosis_elapsed NAME }}``
     How long the diagnosis took: ``9.1 s``.
+``{{ diagnosis_retrace NAME }}``
+    How long a call that retraced for a new Python number took in the probe: ``35.2 ms``.
+``{{ diagnosis_guide_metric EXAMPLE CASE METRIC }}``
+    A measured quantity (a tracing count) of the full run beside the samples, same sitting.
 ``{{ diagnosis_agreement NAME EXAMPLE EAGER GRAPH XLA }}``
     Runner tabs: the diagnosis's verdict on tf.function and on XLA beside the same verdict drawn
     from the guide's full run of EXAMPLE (cases EAGER, GRAPH, XLA) measured in the same sitting
@@ -40,6 +44,7 @@ from tfspeedlab.results.schema import RUNNERS, ResultsFile
 from tfspeedlab.results.store import load_runner
 from tfspeedlab.site import markdown
 from tfspeedlab.site.runners import machine_summary, not_measured, runner_tabs
+from tfspeedlab.units import format_time
 
 # The guide's full runs measured in the same sitting as the samples, beside them.
 GUIDE_DIR = "guide"
@@ -94,7 +99,7 @@ def _diagnosis(context: Context, name: str) -> str:
         sample = _reports(context, runner).get(name)
         if sample is None:
             return not_measured(runner, f"this diagnosis ({markdown.code(name)})",
-                                command=f"tfspeedlab diagnose … --save results/{runner}/{DIAGNOSIS_DIR}/{name}.json")
+                                command=f"bash scripts/diagnose-samples.sh --runner {runner}")
         return _report(context, sample)
 
     return runner_tabs(body)
@@ -180,7 +185,30 @@ def _worded(word: str, found: intervals.Ratio) -> str:
     return markdown.text(f"{word} ({format_speedup(found)})")
 
 
+def _retrace(context: Context, name: str, *, runner: str = "cpu") -> str:
+    if (sample := _lookup(context, name, runner)) is None:
+        return NOT_IN_BUILD
+    probe = sample.diagnosis.retracing
+    if probe is None or probe.retrace_s is None:
+        raise DiagnosisFileError(f"diagnosis {name!r} timed no retrace")
+    return format_time(probe.retrace_s)
+
+
+def _guide_metric(context: Context, example: str, case: str, metric: str, *, runner: str = "cpu") -> str:
+    samples = context.diagnoses.get(runner)
+    if samples is None or not samples.guide:
+        return NOT_IN_BUILD
+    if example not in samples.guide:
+        raise DiagnosisFileError(f"no full run of {example!r} beside the diagnoses; there are {sorted(samples.guide)}")
+    metrics = samples.guide[example].case(case).metrics
+    if metric not in metrics:
+        raise DiagnosisFileError(f"{example} · {case!r} has no metric {metric!r}; it has {sorted(metrics)}")
+    return f"{metrics[metric]:g}"
+
+
 DIAGNOSIS_DIRECTIVES: dict[str, Callable[..., str]] = {
+    "diagnosis_retrace": _retrace,
+    "diagnosis_guide_metric": _guide_metric,
     "diagnosis_agreement": _agreement,
     "diagnosis": _diagnosis,
     "diagnosis_speedup": _speedup,
