@@ -41,7 +41,7 @@ def _wrapped(lines) -> str:
 
 
 def _modes_table(diagnosis: Diagnosis) -> str:
-    rows = [("Mode", "Per call (p10)", "Speed-up vs eager [95%]", "First call", "Pays off after")]
+    rows = [("Mode", "Per call (p10)", "Speed-up vs eager [95%]", "First call", "Pays off")]
     for mode in MODES:
         result = diagnosis.modes[mode]
         if result.measurement is None:
