@@ -8,8 +8,6 @@
     One mode's speed-up over eager with its interval, as the guide writes it: ``11.8× [11.0–12.9×]``.
 ``{{ diagnosis_traces NAME }}``
     The retracing probe's extra traces for two new Python numbers: ``2``.
-``{{ diagnosis_elapsed NAME }}``
-    How long the diagnosis took: ``9.1 s``.
 ``{{ diagnosis_retrace NAME }}``
     How long a call that retraced for a new Python number took in the probe: ``35.2 ms``.
 ``{{ diagnosis_guide_metric EXAMPLE CASE METRIC }}``
@@ -130,19 +128,21 @@ def _speedup(context: Context, name: str, mode: str, *, runner: str = "cpu") -> 
 
 
 def _traces(context: Context, name: str, *, runner: str = "cpu") -> str:
+    return _probe_figure(context, name, runner, "python_number_traces", str)
+
+
+def _retrace(context: Context, name: str, *, runner: str = "cpu") -> str:
+    return _probe_figure(context, name, runner, "retrace_s", format_time)
+
+
+def _probe_figure(context: Context, name: str, runner: str, figure: str, shown: Callable[..., str]) -> str:
+    """One figure of a sample's retracing probe (``RetraceProbe``), as the page shows it."""
     if (sample := _lookup(context, name, runner)) is None:
         return NOT_IN_BUILD
     probe = sample.diagnosis.retracing
-    if probe is None or probe.python_number_traces is None:
-        raise DiagnosisFileError(f"diagnosis {name!r} did not probe Python numbers")
-    return str(probe.python_number_traces)
-
-
-def _elapsed(context: Context, name: str, *, runner: str = "cpu") -> str:
-    if (sample := _lookup(context, name, runner)) is None:
-        return NOT_IN_BUILD
-    diagnosis = sample.diagnosis
-    return f"{diagnosis.elapsed_s:.1f} s"
+    if probe is None or getattr(probe, figure) is None:
+        raise DiagnosisFileError(f"diagnosis {name!r} has no {figure} (its probe took no Python number)")
+    return shown(getattr(probe, figure))
 
 
 def _agreement(context: Context, name: str, example: str, eager: str, graph: str, xla: str) -> str:
@@ -185,15 +185,6 @@ def _worded(word: str, found: intervals.Ratio) -> str:
     return markdown.text(f"{word} ({format_speedup(found)})")
 
 
-def _retrace(context: Context, name: str, *, runner: str = "cpu") -> str:
-    if (sample := _lookup(context, name, runner)) is None:
-        return NOT_IN_BUILD
-    probe = sample.diagnosis.retracing
-    if probe is None or probe.retrace_s is None:
-        raise DiagnosisFileError(f"diagnosis {name!r} timed no retrace")
-    return format_time(probe.retrace_s)
-
-
 def _guide_metric(context: Context, example: str, case: str, metric: str, *, runner: str = "cpu") -> str:
     samples = context.diagnoses.get(runner)
     if samples is None or not samples.guide:
@@ -213,5 +204,4 @@ DIAGNOSIS_DIRECTIVES: dict[str, Callable[..., str]] = {
     "diagnosis": _diagnosis,
     "diagnosis_speedup": _speedup,
     "diagnosis_traces": _traces,
-    "diagnosis_elapsed": _elapsed,
 }
