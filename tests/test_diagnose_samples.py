@@ -3,6 +3,7 @@ full runs of the same functions say, on the same machine; they reach the page as
 printed them; a malformed or misnamed file stops the build, naming it."""
 
 import json
+import shutil
 
 import pytest
 
@@ -12,6 +13,9 @@ from tfspeedlab.analysis.diagnosis import agrees
 from tfspeedlab.analysis.diagnosis_report import text_report
 from tfspeedlab.site import diagnosis_directives
 from tfspeedlab.analysis.diagnosis_files import DiagnosisFileError
+from tfspeedlab.cli import main
+from tfspeedlab.results.schema import ResultsFile, to_dict
+from tfspeedlab.results.store import write_json_atomic
 from tfspeedlab.site.diagnosis_directives import Samples, load_samples
 
 COMMITTED = load_samples(REPO / "results", "cpu")
@@ -114,3 +118,27 @@ def test_a_diagnosis_that_disagrees_with_its_full_run_stops_the_build():
     with pytest.raises(DiagnosisFileError, match="re-measure both"):
         diagnosis_directives.DIAGNOSIS_DIRECTIVES["diagnosis_agreement"](
             _Context(samples), "matmul", "demo", "eager", "graph", "graph")
+
+
+def test_pool_writes_nothing_when_results_files_disagree_beside_diagnoses_that_pool(tmp_path, capsys):
+    # Pooling diagnoses must not hide a results file that cannot pool: the command stops, writing nothing.
+    demo = synthetic_results()
+    sides = {"a": demo, "b": ResultsFile(**{**demo.__dict__, "environment": {**demo.environment, "git_commit": "abc"}})}
+    for side, results in sides.items():
+        write_json_atomic(tmp_path / side / "cpu" / "demo.json", to_dict(results))
+        shutil.copy(REPO / "results" / "cpu" / "diagnose" / "small_ops.json",
+                    (tmp_path / side / "cpu" / "diagnose").mkdir(parents=True) or tmp_path / side / "cpu" / "diagnose")
+    assert main(["pool", str(tmp_path / "a"), str(tmp_path / "b"), "--into", str(tmp_path / "c")]) == 2
+    assert "environment.git_commit differs" in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()
+
+
+def test_pool_joins_saved_diagnoses_when_no_results_file_sits_in_both(tmp_path, capsys):
+    for side in ("a", "b"):
+        (tmp_path / side / "cpu" / "diagnose").mkdir(parents=True)
+        shutil.copy(REPO / "results" / "cpu" / "diagnose" / "tracing.json", tmp_path / side / "cpu" / "diagnose")
+    assert main(["pool", str(tmp_path / "a"), str(tmp_path / "b"), "--into", str(tmp_path / "c")]) == 0
+    pooled = load_samples(tmp_path / "c", "cpu").reports["tracing"]
+    committed = COMMITTED.reports["tracing"]
+    assert pooled.diagnosis.processes == 2 * committed.diagnosis.processes
+    assert len(pooled.environment["sittings"]) == len(committed.environment["sittings"]) + 1

@@ -17,7 +17,7 @@ from tfspeedlab.run.history import HistoryInterrupted, HistoryOptions, run_histo
 from tfspeedlab.results.history import release_folder
 from tfspeedlab.results.merge import MergeError, merge_results
 from tfspeedlab.analysis import diagnosis_files
-from tfspeedlab.results.pool import PoolError, PoolReport, pool_trees
+from tfspeedlab.results.pool import NothingToPoolError, PoolError, PoolReport, pool_trees
 from tfspeedlab.results.store import write_json_atomic
 from tfspeedlab.results.schema import ResultsFileError
 from tfspeedlab.results import artifacts
@@ -232,7 +232,7 @@ def _pool(options: argparse.Namespace) -> int:
         diagnoses = diagnosis_files.pooled_trees(options.first, options.second)
         try:
             report = pool_trees(options.first, options.second, options.into)
-        except PoolError:
+        except NothingToPoolError:
             if not diagnoses:
                 raise
             report = PoolReport()

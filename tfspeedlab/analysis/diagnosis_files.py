@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from tfspeedlab.analysis.diagnosis import Diagnosis, from_json, pool, to_json
-from tfspeedlab.results.pool import SAME_ENVIRONMENT, PoolError
+from tfspeedlab.results.pool import PoolError, pooled_environment
 from tfspeedlab.results.schema import RUNNERS
 from tfspeedlab.results.store import read_json
 
@@ -65,18 +65,11 @@ def pooled_trees(first: Path, second: Path) -> list[tuple[Path, dict[str, Any]]]
             if not (second / relative).is_file():
                 continue
             sides = [load(first / relative), load(second / relative)]
-            for name in SAME_ENVIRONMENT:
-                values = [side.environment.get(name) for side in sides]
-                if values[0] != values[1]:
-                    raise PoolError(f"{first / relative} and {second / relative}: environment.{name} differs "
-                                    f"({values[0]!r} vs {values[1]!r}); pool only sittings of the same code "
-                                    "and software")
+            where = f"{first / relative} and {second / relative}"
+            environment = pooled_environment(sides[0].environment, sides[1].environment, where)
             try:
                 diagnosis = pool([side.diagnosis for side in sides])
             except ValueError as error:
-                raise PoolError(f"{first / relative} and {second / relative}: {error}") from None
-            sittings = [*sides[0].environment.get("sittings", [sides[0].environment["utc_time"]]),
-                        sides[1].environment["utc_time"]]
-            found.append((relative, {**to_json(diagnosis), "environment": {**sides[1].environment,
-                                                                             "sittings": sittings}}))
+                raise PoolError(f"{where}: {error}") from None
+            found.append((relative, {**to_json(diagnosis), "environment": environment}))
     return found

@@ -13,8 +13,10 @@ does the same with two results trees measured apart.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from tfspeedlab.results.history import ENVIRONMENT_RECORD, read_record
 from tfspeedlab.results.schema import FAILURE_SUFFIX, RUNNERS, ResultsFile, to_dict
@@ -28,27 +30,36 @@ class PoolError(ValueError):
     """Two files that are not two sittings of the same measurement."""
 
 
+class NothingToPoolError(PoolError):
+    """Two roots with no results file at the same place (they may still hold saved diagnoses)."""
+
+
 def pool(first: ResultsFile, second: ResultsFile) -> ResultsFile:
     """``second`` with every case's runs preceded by ``first``'s (PoolError where they differ)."""
     where = f"{first.source or first.example} and {second.source or second.example}"
     for name in ("example", "runner", "quick"):
         if getattr(first, name) != getattr(second, name):
             raise PoolError(f"{where}: their {name} differs")
-    for name in SAME_ENVIRONMENT:
-        if first.environment.get(name) != second.environment.get(name):
-            raise PoolError(f"{where}: environment.{name} differs ({first.environment.get(name)!r} vs "
-                            f"{second.environment.get(name)!r}); pool only sittings of the same code and software")
+    environment = pooled_environment(first.environment, second.environment, where)
     if [case.label for case in first.cases] != [case.label for case in second.cases]:
         raise PoolError(f"{where}: their cases differ")
     cases = tuple(replace(case, runs=first.case(case.label).runs + case.runs) for case in second.cases)
-    sittings = [*first.environment.get("sittings", [first.environment["utc_time"]]), second.environment["utc_time"]]
-    environment = {**second.environment, "sittings": sittings}
     # Where each sitting's runs start, when every case has the same number per sitting (so that a
     # page can compare the sittings): [3, 3] for two sittings of three processes.
     counts = [_runs_per_case(first, "sitting_runs"), _runs_per_case(second, "sitting_runs")]
     if None not in counts:
         environment["sitting_runs"] = [*counts[0], *counts[1]]
     return replace(second, cases=cases, environment=environment)
+
+
+def pooled_environment(first: Mapping[str, Any], second: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The second sitting's environment with every sitting's time, after checking that both ran the
+    same code on the same software and CPU (PoolError naming ``where`` otherwise)."""
+    for name in SAME_ENVIRONMENT:
+        if first.get(name) != second.get(name):
+            raise PoolError(f"{where}: environment.{name} differs ({first.get(name)!r} vs "
+                            f"{second.get(name)!r}); pool only sittings of the same code and software")
+    return {**second, "sittings": [*first.get("sittings", [first["utc_time"]]), second["utc_time"]]}
 
 
 def _runs_per_case(results: ResultsFile, field_name: str) -> list[int] | None:
@@ -85,7 +96,7 @@ def pool_trees(first: Path, second: Path, into: Path) -> PoolReport:
         pooled.append((relative, pool(*sides), read_record(record) if record.is_file() else None))
     report.only_in_one += [second / relative for relative in _results_files(second) if not (first / relative).is_file()]
     if not pooled:
-        raise PoolError(f"{first} and {second} hold no results file at the same place")
+        raise NothingToPoolError(f"{first} and {second} hold no results file at the same place")
     for relative, results, record in pooled:
         write_json_atomic(into / relative, to_dict(results))
         if record is not None:
