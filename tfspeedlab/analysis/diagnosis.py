@@ -27,6 +27,12 @@ COST_MODEL_MODES = {"eager": "eager", "tf.function": "graph", "XLA": "xla"}
 # A speed-up smaller than this is reported as no material difference, whatever its interval:
 # a graph that saves 1% on a kernel-bound function is not worth its tracing.
 MATERIAL_SPEEDUP = 1.10
+# The fixes for the two retracing traps the probe looks for.
+NUMBER_FIX = "Pass the numbers as tensors (tf.constant) instead of Python floats or ints."
+BATCH_FIX = ("A new batch size traces it again: if it will see batches of several sizes, give the tf.function "
+             "an input_signature with None for the batch dimension, or reduce_retracing=True.")
+# What ``Diagnosis.skipped`` calls the probe (and, by ``host_split_part``, one mode's profile).
+PROBE_PART = "retracing probe"
 # The guide's pages each finding links to (relative to the site's root).
 PAGES = {"overhead": ("small-ops.md", "Many small ops"), "kernel": ("matmul.md", "One big op"),
          "xla": ("xla.md", "XLA: when jit_compile=True pays"), "tracing": ("tracing.md", "The cost of tracing"),
@@ -70,17 +76,8 @@ class RetraceProbe:
 
     @property
     def fixes(self) -> list[str]:
-        """A sentence per trap found: what retraces, and the fix."""
-        found = []
-        if self.python_number_traces:
-            found.append(f"It retraces for every new Python number it is given ({self.python_number_traces} "
-                         "traces for two new values), each costing a first call again: pass the numbers as "
-                         "tensors (tf.constant) instead of Python floats or ints.")
-        if self.batch_size_traces:
-            found.append("A new batch size traces it again: if it will see batches of several sizes, give the "
-                         "tf.function an input_signature with None for the batch dimension, or "
-                         "reduce_retracing=True.")
-        return found
+        """The fix for each trap found, as the verdict words it."""
+        return ([NUMBER_FIX] if self.python_number_traces else []) + ([BATCH_FIX] if self.batch_size_traces else [])
 
 
 @dataclass(frozen=True)
@@ -232,9 +229,13 @@ def agrees(diagnosed: intervals.Ratio, full_run: intervals.Ratio) -> bool:
                                                   full_run.high > 1 / MATERIAL_SPEEDUP)
 
 
+def host_split_part(mode: str) -> str:
+    return f"host-time split, {mode}"
+
+
 def graph_helps(diagnosis: Diagnosis) -> bool:
     graph = diagnosis.speedups.get("tf.function")
-    return graph is not None and graph.low >= MATERIAL_SPEEDUP
+    return graph is not None and material(graph) == "faster"
 
 
 def verdict(diagnosis: Diagnosis) -> str:
@@ -248,14 +249,15 @@ def verdict(diagnosis: Diagnosis) -> str:
     retraces = probe is not None and bool(probe.python_number_traces)
     if retraces:
         lines.append(_retracing_first(diagnosis))
+    word = material(graph) if graph is not None else None
     if graph is None:
         lines.append(f"tf.function could not run: {diagnosis.modes['tf.function'].error}.")
-    elif graph.low >= MATERIAL_SPEEDUP:
+    elif word == "faster":
         calls = diagnosis.break_even_calls["tf.function"]
         lines.append(f"{'With that fixed, wrap' if retraces else 'Wrap'} it in tf.function: "
                      f"{_faster(graph, 'per call')}; its first call is paid back after {calls:,.0f} "
                      f"call{'s' if calls != 1 else ''}.")
-    elif graph.high <= 1 / MATERIAL_SPEEDUP:
+    elif word == "slower":
         lines.append(f"tf.function makes it slower per call ({_slower(graph)}): a graph call costs more "
                      "than this function's ops take eagerly, so leave it eager.")
     else:
@@ -265,12 +267,12 @@ def verdict(diagnosis: Diagnosis) -> str:
     versus, against = ((diagnosis.xla_over_graph, "the plain tf.function") if graph_helps(diagnosis)
                        else (diagnosis.speedups.get("XLA"), "eager"))
     if versus is not None:
-        if versus.low >= MATERIAL_SPEEDUP:
+        if material(versus) == "faster":
             calls = diagnosis.xla_break_even_over_graph if against != "eager" else diagnosis.break_even_calls["XLA"]
             lines.append(f"XLA (jit_compile=True) is faster than {against}: {_faster(versus)}"
                          + (f"; its compiling is paid back against {against} after {calls:,.0f} calls." if calls
                             else "."))
-        elif versus.high <= 1 / MATERIAL_SPEEDUP:
+        elif material(versus) == "slower":
             lines.append(f"XLA (jit_compile=True) is slower than {against} ({_slower(versus)}): leave it off.")
         else:
             lines.append(f"XLA (jit_compile=True) makes no material difference against {against} "
@@ -279,9 +281,7 @@ def verdict(diagnosis: Diagnosis) -> str:
     elif diagnosis.modes["XLA"].error:
         lines.append(f"XLA could not compile it: {diagnosis.modes['XLA'].error}.")
     if probe is not None and probe.batch_size_traces:
-        lines.append("A new batch size traces it again: if it will see batches of several sizes, give the "
-                     "tf.function an input_signature with None for the batch dimension, or "
-                     "reduce_retracing=True.")
+        lines.append(BATCH_FIX)
     if diagnosis.interrupted:
         lines.append("(Interrupted: these are the blocks timed so far.)")
     return " ".join(lines)
@@ -294,7 +294,7 @@ def _retracing_first(diagnosis: Diagnosis) -> str:
     if probe.retrace_s is not None:
         sentence += (f", and each such call took {format_time(probe.retrace_s)}, "
                      f"{format_ratio(probe.retrace_s / diagnosis.per_call_s['eager'])} an eager call")
-    return sentence + ". Pass the numbers as tensors (tf.constant) instead of Python floats or ints."
+    return f"{sentence}. {NUMBER_FIX}"
 
 
 def _faster(found: intervals.Ratio, what: str = "") -> str:
@@ -309,7 +309,7 @@ def _bare(found: intervals.Ratio) -> str:
     """A ratio with no verdict word of its own, as a slow-down where its whole interval is below 1
     (as the guide's tables write it)."""
     if found.high < 1:
-        return f"{format_ratio(1 / found.value)} slower, 95% interval {_span(1 / found.high, 1 / found.low)}"
+        return _slower(found)
     return f"{format_ratio(found.value)}, 95% interval {_span(found.low, found.high)}"
 
 
@@ -321,7 +321,7 @@ def topics(diagnosis: Diagnosis) -> list[str]:
     graph = diagnosis.speedups.get("tf.function")
     found = []
     if graph is not None:
-        found.append("overhead" if graph.low >= MATERIAL_SPEEDUP else "kernel")
+        found.append("overhead" if material(graph) == "faster" else "kernel")
         found.append("worth")
     if "XLA" in diagnosis.speedups:
         found.append("xla")
@@ -423,9 +423,8 @@ def pool(diagnoses: list[Diagnosis]) -> Diagnosis:
         for mode, split in found.host_split.items():
             host_split.setdefault(mode, split)
     retracing = next((found.retracing for found in diagnoses if found.retracing is not None), None)
-    skipped = {part: why for part, why in first.skipped.items()
-               if not (part == "retracing probe" and retracing is not None)
-               and not (part.startswith("host-time split, ") and part.removeprefix("host-time split, ") in host_split)}
+    measured_parts = {host_split_part(mode) for mode in host_split} | ({PROBE_PART} if retracing else set())
+    skipped = {part: why for part, why in first.skipped.items() if part not in measured_parts}
     modes = {}
     for mode in MODES:
         runs = tuple(run for found in diagnoses for run in found.modes[mode].runs)

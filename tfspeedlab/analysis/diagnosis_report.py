@@ -113,7 +113,7 @@ def _placement_table(diagnosis: Diagnosis) -> str:
 def markdown_report(target: str, text: str, links: list[tuple[str, str]]) -> str:
     """A terminal report (``text``, ending in its verdict) as Markdown: the tables as a code block
     (their columns stay aligned anywhere), the verdict as prose, the guide's pages as links."""
-    body, verdict_line = text.rsplit("\n\n" + VERDICT_LEAD, 1)
+    body, verdict_line = split_verdict(text)
     fence = "```"
     listed = "".join(f"\n- [{title}]({page_url(page)})" for page, title in links)
     return (f"# Diagnosis of `{target.replace('`', '')}`\n\n{fence}text\n{body}\n{fence}\n\n"
@@ -122,7 +122,7 @@ def markdown_report(target: str, text: str, links: list[tuple[str, str]]) -> str
 
 def html_report(target: str, text: str, links: list[tuple[str, str]]) -> str:
     """The same as a standalone page (no scripts, no outside files) to keep or attach to an issue."""
-    body, verdict_line = text.rsplit("\n\n" + VERDICT_LEAD, 1)
+    body, verdict_line = split_verdict(text)
     listed = "".join(f'<li><a href="{html.escape(page_url(page))}">{html.escape(title)}</a></li>'
                      for page, title in links)
     title = html.escape(f"Diagnosis of {target}")
@@ -134,6 +134,12 @@ def html_report(target: str, text: str, links: list[tuple[str, str]]) -> str:
             f"<h1>{title}</h1><pre>{html.escape(body)}</pre>"
             f"<p><strong>Verdict.</strong> {html.escape(verdict_line)}</p>"
             + (f"<p>Read more:</p><ul>{listed}</ul>" if listed else "") + "</body></html>\n")
+
+
+def split_verdict(text: str) -> tuple[str, str]:
+    """A report's tables, and its verdict without the lead: the two parts a page or a file sets apart."""
+    body, verdict_line = text.rsplit("\n\n" + VERDICT_LEAD, 1)
+    return body, verdict_line
 
 
 def page_url(page: str) -> str:

@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.diagnosis import MATERIAL_SPEEDUP
+from tfspeedlab.analysis.diagnosis import MATERIAL_SPEEDUP, material
 from tfspeedlab.analysis.diagnosis_report import VERDICT_LEAD
 from tfspeedlab.analysis.summary import format_interval, format_speedup, text_columns
 from tfspeedlab.measure.measurement import Measurement
@@ -120,9 +120,9 @@ def _group_verdict(diagnosis: ModelDiagnosis, group: str) -> str:
                 + _failures(diagnosis, group))
     ratios = {call.name: diagnosis.speedups[call.name] for call in diagnosis.group(group)
               if call.name in diagnosis.speedups}
-    faster = sorted((name for name, found in ratios.items() if found.low >= MATERIAL_SPEEDUP),
+    faster = sorted((name for name, found in ratios.items() if material(found) == "faster"),
                     key=lambda name: -ratios[name].value)
-    slower = [name for name, found in ratios.items() if found.high <= 1 / MATERIAL_SPEEDUP]
+    slower = [name for name, found in ratios.items() if material(found) == "slower"]
     level = [name for name in ratios if name not in faster and name not in slower]
     sentences = []
     if faster:

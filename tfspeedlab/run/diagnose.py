@@ -20,12 +20,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tfspeedlab.analysis import cost_model
-from tfspeedlab.analysis.diagnosis import COST_MODEL_MODES, MODES, Diagnosis, ModeResult, Placement, RetraceProbe
+from tfspeedlab.analysis.diagnosis import (COST_MODEL_MODES, MODES, PROBE_PART, Diagnosis, ModeResult, Placement,
+                                           RetraceProbe, host_split_part)
 from tfspeedlab.measure.timer import TimedCall, bench_interleaved
 from tfspeedlab.profiling.capture import profile
 from tfspeedlab.results.repo import REPO_ROOT
 from tfspeedlab.results.schema import ResultsFileError
 from tfspeedlab.results.store import load_runner
+from tfspeedlab.run.targets import error_line
 
 # Share of the budget the timed blocks of the three modes get between them.
 TIMING_SHARE = 0.5
@@ -51,7 +53,6 @@ def diagnose(fn: Callable[..., Any], *args: Any, budget_s: float = 10.0, **kwarg
 
 def measure(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], *, budget_s: float, target: str,
             progress: Callable[[str], None] = lambda line: None) -> Diagnosis:
-    import tensorflow as tf
 
     started = time.perf_counter()
     first_calls_s = 0.0  # tracing and compiling: paid whatever the budget, so not counted against it
@@ -60,7 +61,7 @@ def measure(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], *, b
         return budget_s - (time.perf_counter() - started - first_calls_s)
 
     call = _bind(fn, kwargs)
-    compiled = {"eager": call, "tf.function": tf.function(call), "XLA": tf.function(call, jit_compile=True)}
+    compiled = {mode: compile_as(call, mode) for mode in MODES}
     progress("first calls, warm-up and calibration of eager, tf.function and XLA (tracing, compiling) …")
     prepared, errors = {}, {}
     for mode, function in compiled.items():
@@ -71,7 +72,7 @@ def measure(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], *, b
         except Exception as error:  # noqa: BLE001 (the reader's code may raise anything; say what)
             if mode == "eager":
                 raise
-            errors[mode] = _first_line(error)
+            errors[mode] = error_line(error)
     first_calls_s = sum(timed.first_call_s for timed in prepared.values())
     progress(f"timing {', '.join(prepared)} in turn (about {budget_s * TIMING_SHARE:.3g} s) …")
     interrupted = False
@@ -105,7 +106,7 @@ def measure(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], *, b
     except KeyboardInterrupt:
         interrupted = True
         if retracing is None:
-            skipped.setdefault("retracing probe", "interrupted")
+            skipped.setdefault(PROBE_PART, "interrupted")
         if len(host_split) < len(measured):
             skipped.setdefault("host-time split", "interrupted")
     return Diagnosis(target, modes, op_count, retracing, host_split, placement, skipped,
@@ -113,26 +114,33 @@ def measure(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], *, b
                      interrupted=interrupted, compute_op_count=compute_ops)
 
 
-def _split_within_budget(call, args, measured, budget_s, remaining, split, skipped, progress) -> None:
-    """Profile each mode into ``split`` while its expected cost fits the budget."""
+def compile_as(call: Callable[..., Any], mode: str) -> Callable[..., Any]:
+    """``call`` as ``mode`` runs it: itself, or a new ``tf.function`` (with XLA for "XLA")."""
     import tensorflow as tf
 
+    if mode == "eager":
+        return call
+    # jit_compile left unset for the plain tf.function: False would also turn off auto-clustering.
+    return tf.function(call, jit_compile=True) if mode == "XLA" else tf.function(call)
+
+
+def _split_within_budget(call, args, measured, budget_s, remaining, split, skipped, progress) -> None:
+    """Profile each mode into ``split`` while its expected cost fits the budget."""
     for mode, measurement in measured.items():
         calls = int(min(max(PROFILE_SHARE * budget_s / measurement.median_s, PROFILED_CALLS[0]), PROFILED_CALLS[1]))
         expected = (measurement.first_call_s + PROFILE_FIXED_S
                     + (calls + 2) * measurement.median_s * PROFILER_SLOWDOWN)
         if expected > remaining():
-            skipped[f"host-time split, {mode}"] = f"the budget was spent; it needs about {expected:.2g} s"
+            skipped[host_split_part(mode)] = f"the budget was spent; it needs about {expected:.2g} s"
             continue
         progress(f"profiling {calls} {mode} calls for the host-time split …")
         # A fresh function each time: the graph executor stops tracing kernels it has timed as
         # cheap, so a function that ran through the whole benchmark would show no kernel time.
-        function = {"eager": call, "tf.function": tf.function(call),
-                    "XLA": tf.function(call, jit_compile=True)}[mode]
+        function = compile_as(call, mode)
         try:
             split[mode] = profile(function, args, calls=calls)
         except Exception as error:  # noqa: BLE001 (a profiler that cannot run costs this part, not the report)
-            skipped[f"host-time split, {mode}"] = f"the profiler failed: {_first_line(error)}"
+            skipped[host_split_part(mode)] = f"the profiler failed: {error_line(error)}"
 
 
 def place_on_cost_model(graph: Any, results_root=REPO_ROOT / "results") -> Placement | None:
@@ -226,10 +234,6 @@ def _concrete_graph(function: Any, args: tuple) -> Any:
     except Exception:  # noqa: BLE001 (a function that cannot be traced has no graph to count)
         return None
 
-
-def _first_line(error: BaseException) -> str:
-    text = str(error)
-    return f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"
 
 
 def _batched(value: Any) -> bool:

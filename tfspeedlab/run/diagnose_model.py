@@ -24,7 +24,7 @@ from tfspeedlab.analysis.model_diagnosis import (
     CALLS, FIT_BATCHES, FROM_FILE, FROM_TFSPEEDLAB, PREDICT, TRAINING, ModelCall, ModelDiagnosis)
 from tfspeedlab.measure.measurement import per_step
 from tfspeedlab.measure.timer import TimedCall, bench_interleaved
-from tfspeedlab.run.targets import TargetError
+from tfspeedlab.run.targets import TargetError, error_line
 
 # Files Keras loads a whole model from.
 MODEL_SUFFIXES = (".keras", ".h5")
@@ -101,7 +101,7 @@ def load_model(path: Path) -> Any:
         # Keras says "File not found" of a .keras file that is there but no zip archive.
         what = (" (a .keras file is a zip archive, and this is not one)"
                 if path.suffix.lower() == ".keras" and not zipfile.is_zipfile(path) else "")
-        raise TargetError(f"{path} is not a model Keras can load{what}; Keras said {_error_line(error)}",
+        raise TargetError(f"{path} is not a model Keras can load{what}; Keras said {error_line(error)}",
                           traceback.format_exc()) from None
 
 
@@ -261,13 +261,13 @@ def time_group(group: str, rungs: dict[str, Callable[[], Built]], budget_s: floa
             function, args, steps[name] = build()
             prepared[name] = TimedCall(function, args, budget_s=budget_s / len(rungs))
         except Exception as error:  # noqa: BLE001 (the reader's model may raise anything; say what)
-            errors[name] = _error_line(error)
+            errors[name] = error_line(error)
     measured = {}
     if prepared:
         try:
             measured = dict(zip(prepared, bench_interleaved(list(prepared.values()))))
         except Exception as error:  # noqa: BLE001 (a retrace while timed, say: no call's blocks are kept)
-            errors.update({name: f"while timed: {_error_line(error)}" for name in prepared})
+            errors.update({name: f"while timed: {error_line(error)}" for name in prepared})
     return tuple(ModelCall(name, group, per_step(measured[name], steps[name]) if name in measured else None,
                            None if name in measured else errors[name]) for name in rungs)
 
@@ -305,11 +305,6 @@ def describe_optimizer(optimizer: Any) -> str:
         return f"{name}(learning_rate={float(np.asarray(optimizer.learning_rate)):.3g})"
     except Exception:  # noqa: BLE001 (a schedule or a custom optimizer: its name says enough)
         return name
-
-
-def _error_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return f"{type(error).__name__}: {text.splitlines()[0]}" if text else type(error).__name__
 
 
 def _shape_text(shape: tuple) -> str:

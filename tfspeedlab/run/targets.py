@@ -33,6 +33,12 @@ class Inputs:
     kwargs: Mapping[str, Any]
 
 
+def error_line(error: BaseException) -> str:
+    """``TypeError: the first line of its message``: what a report says of an error."""
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text.splitlines()[0]}" if text else type(error).__name__
+
+
 def load_function(spec: str, what: str = "target") -> Callable[..., Any]:
     """``file.py:name`` or ``package.module:name`` → the callable it names."""
     location, separator, name = spec.rpartition(":")

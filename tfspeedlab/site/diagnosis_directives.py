@@ -36,7 +36,7 @@ from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.diagnosis import MATERIAL_SPEEDUP, agrees, material
 from tfspeedlab.analysis.diagnosis_files import (DIAGNOSIS_DIR, DiagnosisFileError, SavedDiagnosis, load,
                                                  sample_files)
-from tfspeedlab.analysis.diagnosis_report import VERDICT_LEAD, text_report
+from tfspeedlab.analysis.diagnosis_report import split_verdict, text_report
 from tfspeedlab.analysis.summary import format_speedup
 from tfspeedlab.results.schema import RUNNERS, ResultsFile
 from tfspeedlab.results.store import load_runner
@@ -105,7 +105,7 @@ def _diagnosis(context: Context, name: str) -> str:
 
 def _report(context: Context, sample: SavedDiagnosis) -> str:
     diagnosis, environment = sample.diagnosis, sample.environment
-    tables, verdict = text_report(diagnosis).rsplit("\n\n" + VERDICT_LEAD, 1)
+    tables, verdict = split_verdict(text_report(diagnosis))
     # A fence longer than any run of backticks in the text, which names the reader's files.
     fence = "`" * max(3, max((len(run) + 1 for run in re.findall(r"`+", tables)), default=0))
     links = ", ".join(f"[{markdown.text(title)}]({context.relative(page)})" for page, title in diagnosis.links)
