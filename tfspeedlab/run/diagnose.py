@@ -67,8 +67,6 @@ def measure(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], *, b
     for mode, function in compiled.items():
         try:
             prepared[mode] = TimedCall(function, args, budget_s=budget_s * TIMING_SHARE / len(MODES))
-        except KeyboardInterrupt:
-            raise
         except Exception as error:  # noqa: BLE001 (the reader's code may raise anything; say what)
             if mode == "eager":
                 raise

@@ -81,8 +81,6 @@ def _function_report(options: Any) -> Report:
     try:
         found = measure(function, inputs.args, inputs.kwargs, budget_s=options.budget, target=target,
                         progress=_progress)
-    except KeyboardInterrupt:
-        raise
     except Exception as error:  # noqa: BLE001 (the reader's code, traced or compiled, may raise anything)
         raise targets.TargetError(f"{options.target} failed while being timed: {type(error).__name__}: {error}") \
             from None
