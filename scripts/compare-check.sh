@@ -2,7 +2,7 @@
 # Does `tfspeedlab compare` tell noise from a real change? Runs small_ops twice,
 # back to back, at full size, then once more with its graph case slowed by a
 # deliberate 100 µs sleep per call, and compares: the two plain runs should show
-# "no significant difference" for every case, the slowed run "slower" for the
+# "no clear difference" for every case, the slowed run "slower" for the
 # graph case only. A benchmark, not a test: it takes minutes, and its answer is for people.
 #
 #   bash scripts/compare-check.sh
@@ -37,7 +37,7 @@ done
 echo "== small_ops with its graph case slowed by 100 µs per call" >&2
 "$python" -m tfspeedlab --examples "$scratch/slowed" run small_ops --runner cpu --out "$scratch/slowed-run"
 echo
-echo "Two runs of the same code (expect: no significant difference)"
+echo "Two runs of the same code (expect: no clear difference)"
 "$python" -m tfspeedlab compare "$scratch/first/cpu/small_ops.json" "$scratch/second/cpu/small_ops.json"
 echo
 echo "The second run against the slowed copy (expect: graph slower, the rest not)"

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.summary import format_interval
+from tfspeedlab.analysis.wording import format_interval
 from tfspeedlab.results.store import load_results
 from tfspeedlab.analysis.summary import text_columns
 from tfspeedlab.units import format_ratio

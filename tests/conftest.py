@@ -46,6 +46,23 @@ def workload(quick=False):
 '''
 
 
+# Tests that use these run every example, build a whole site or start Chromium: minutes each, so
+# the contributors' fast tier (`pytest -m "not slow"`) leaves them out.
+SLOW_FIXTURES = frozenset({"quick_results", "quick_site", "committed_site", "site_url", "browser"})
+# Modules whose tests start TensorFlow in fresh processes (examples, notebooks, snippets, the
+# diagnosis of real functions): seconds to minutes each.
+SLOW_MODULES = frozenset({"test_notebooks.py", "test_plain_snippets.py", "test_snippets.py", "test_examples.py",
+                          "test_launch.py", "test_diagnose.py", "test_diagnose_model.py", "test_gpu_run.py"})
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        path = Path(str(item.fspath))
+        in_docs = path.suffix == ".md" and path.parent.name == "docs"  # the pages' code blocks run TensorFlow
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or path.name in SLOW_MODULES or in_docs:
+            item.add_marker(pytest.mark.slow)
+
+
 def snapshot(root: Path) -> dict[str, bytes]:
     """Every file under ``root`` with its bytes: to show that something left a tree as it was."""
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}

@@ -34,7 +34,7 @@ def test_the_same_run_twice_differs_in_nothing(tmp_path):
     changes = compare(old, new)
     assert [change.case for change in changes] == ["eager", "graph"]
     assert not any(change.significant for change in changes)
-    assert all(change.verdict == "no significant difference" for change in changes)
+    assert all(change.verdict == "no clear difference" for change in changes)
 
 
 def test_a_slowed_case_is_flagged_and_the_others_are_not(tmp_path):
@@ -42,7 +42,7 @@ def test_a_slowed_case_is_flagged_and_the_others_are_not(tmp_path):
     new = write_results(results(graph_scale=1.3), tmp_path / "new")
     changes = {change.case: change for change in compare(tmp_path / "old", tmp_path / "new")}
     assert changes["graph"].verdict == "slower" and changes["graph"].change.low > 1.2
-    assert changes["eager"].verdict == "no significant difference"
+    assert changes["eager"].verdict == "no clear difference"
     faster = {change.case: change for change in compare(new, old)}
     assert faster["graph"].verdict == "faster"
 
@@ -53,7 +53,7 @@ def test_trees_pair_files_by_runner_and_example(tmp_path):
     write_results(results(example="two", eager_scale=2.0), tmp_path / "new")
     changes = compare(tmp_path / "old", tmp_path / "new" / "cpu")
     assert {(change.example, change.case, change.verdict) for change in changes} == {
-        ("two", "eager", "slower"), ("two", "graph", "no significant difference")}
+        ("two", "eager", "slower"), ("two", "graph", "no clear difference")}
 
 
 def test_nothing_in_common_or_nothing_there_is_a_clear_error(tmp_path):

@@ -14,7 +14,8 @@ import tensorflow as tf
 
 from tfspeedlab.cli import main
 from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.diagnosis import MATERIAL_SPEEDUP, agrees, break_even, from_json, pool, to_json
+from tfspeedlab.analysis.diagnosis import break_even, from_json, pool, to_json
+from tfspeedlab.analysis.wording import MATERIAL_SPEEDUP, agrees
 from tfspeedlab.analysis.diagnosis_report import text_report
 from tfspeedlab.measure import timer
 from tfspeedlab.run.diagnose import diagnose, probe_retracing

@@ -9,14 +9,14 @@ import pytest
 
 from conftest import REPO, synthetic_results
 from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.diagnosis import agrees
+from tfspeedlab.analysis.wording import agrees
 from tfspeedlab.analysis.diagnosis_report import text_report
-from tfspeedlab.site import diagnosis_directives
+from tfspeedlab.site import directives
 from tfspeedlab.analysis.diagnosis_files import DiagnosisFileError
 from tfspeedlab.cli import main
 from tfspeedlab.results.schema import ResultsFile, to_dict
 from tfspeedlab.results.store import write_json_atomic
-from tfspeedlab.site.diagnosis_directives import Samples, load_samples
+from tfspeedlab.site.samples import Samples, load_samples
 
 COMMITTED = load_samples(REPO / "results", "cpu")
 # Each sample, the example it comes from, and its eager, tf.function and XLA cases there.
@@ -103,21 +103,13 @@ def test_a_sample_without_its_environment_is_refused(tmp_path):
         load_samples(tmp_path, "cpu")
 
 
-class _Context:
-    def __init__(self, samples):
-        self.diagnoses = {"cpu": samples, "gpu": Samples({}, {})}
-        self.results = {"cpu": {}, "gpu": {}}
-
-    def relative(self, uri):
-        return uri
-
-
-def test_a_diagnosis_that_disagrees_with_its_full_run_stops_the_build():
+def test_a_diagnosis_that_disagrees_with_its_full_run_stops_the_build(tmp_path):
     # The matmul sample finds no material difference; a full run where the graph is ten times faster disagrees.
     samples = Samples({"matmul": COMMITTED.reports["matmul"]}, {"demo": synthetic_results()})
-    with pytest.raises(DiagnosisFileError, match="re-measure both"):
-        diagnosis_directives.DIAGNOSIS_DIRECTIVES["diagnosis_agreement"](
-            _Context(samples), "matmul", "demo", "eager", "graph", "graph")
+    context = directives.Context({"cpu": {}, "gpu": {}}, tmp_path, None, "diagnose.md",
+                                 diagnoses={"cpu": samples, "gpu": Samples({}, {})})
+    with pytest.raises(directives.DirectiveError, match="re-measure both"):
+        directives.render("diagnosis_agreement", ["matmul", "demo", "eager", "graph", "graph"], context)
 
 
 def test_pool_writes_nothing_when_results_files_disagree_beside_diagnoses_that_pool(tmp_path, capsys):

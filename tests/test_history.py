@@ -32,7 +32,7 @@ from tfspeedlab.results.schema import CaseResult, ResultsFile, ResultsFileError,
 from tfspeedlab.results.store import write_json_atomic
 from tfspeedlab.run.catalog import ExampleScript
 from tfspeedlab.site import history_tables
-from tfspeedlab.site.history_directives import chart_uri
+from tfspeedlab.site.directives.history import chart_uri
 from tfspeedlab.spec.layout import Grid
 from tfspeedlab.units import format_time
 
@@ -220,6 +220,7 @@ def test_the_installed_release_is_measured_through_the_harness_into_its_release_
     assert [path.name for path in (out / "cpu" / "history").iterdir()] == [INSTALLED.folder]
 
 
+@pytest.mark.slow  # builds two release environments and measures in them
 def test_a_failing_release_is_recorded_and_the_next_release_still_runs(tmp_path):
     out, envs = tmp_path / "results", tmp_path / "envs"
     older = Release(2, INSTALLED.minor - 1)
@@ -238,6 +239,7 @@ def test_a_failing_release_is_recorded_and_the_next_release_still_runs(tmp_path)
         assert "tiny" in item.results
 
 
+@pytest.mark.slow  # builds two release environments and measures in them
 def test_ctrl_c_keeps_every_release_measured_before_it(tmp_path):
     out, envs = tmp_path / "results", tmp_path / "envs"
     older = Release(2, INSTALLED.minor - 1)
@@ -313,7 +315,7 @@ def test_releases_measured_on_different_cpu_models_are_not_compared(tmp_path):
     history = load_history(tmp_path, "cpu")
     assert trends.steps(history, "releases") == []
     assert "not compared (different CPUs)" in history_tables.trend_table(history, "releases", "ops")
-    with pytest.raises(ValueError, match="different CPU models"):
+    with pytest.raises(trends.DifferentMachines, match="different CPU models"):
         trends.across(history, "releases", "graph", Release(2, 15), Release(2, 16))
 
 
@@ -352,6 +354,7 @@ def test_merge_brings_each_release_with_its_environment_newest_run_winning(tmp_p
     assert history[1].results["releases"].environment["utc_time"].startswith("2026-02-01")
 
 
+@pytest.mark.slow  # builds two release environments and measures in them
 def test_two_passes_measure_each_release_twice_and_pool_its_processes(tmp_path, capsys):
     out, envs = tmp_path / "results", tmp_path / "envs"
     older = Release(2, INSTALLED.minor - 1)

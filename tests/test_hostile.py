@@ -23,7 +23,7 @@ from tfspeedlab.results.store import load_failure, load_results, load_runner, wr
 from tfspeedlab.run import catalog
 from tfspeedlab.site import directives, tables
 from tfspeedlab.site.directives import DirectiveError
-from tfspeedlab.site.plugin import malformed_directive
+from tfspeedlab.site.markdown_ext import malformed_directive
 
 
 def _write_raw(path: Path, data: dict) -> Path:

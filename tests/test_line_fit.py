@@ -112,7 +112,7 @@ def test_fitted_directive_gives_each_figure_and_names_a_missing_row(tmp_path):
     assert render("fitted", ["ladder", "CNN", "model(x)", "break_even"], ctx) == "50"
     with pytest.raises(DirectiveError, match="no fitted row"):
         render("fitted", ["ladder", "RNN", "predict", "fixed"], ctx)
-    with pytest.raises(DirectiveError, match="figure must be"):
+    with pytest.raises(DirectiveError, match="figure: must be one of fixed, per_sample, break_even, got 'slope'"):
         render("fitted", ["ladder", "MLP", "predict", "slope"], ctx)
 
 

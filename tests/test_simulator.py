@@ -118,7 +118,7 @@ def test_the_page_states_the_misses_the_predictions_make(committed):
         assert directives.render("model_figure", [f"{group}_median"], context) == f"{median:.0%}"
     assert directives.render("model_figure", ["split_elements"], context) == f"{cost_model.SPLIT_ELEMENTS:,}"
     assert directives.render("model_figure", ["break_even_10x10"], context) == f"{model.break_even_ops(100):.1f}"
-    with pytest.raises(directives.DirectiveError, match="figures: fitted_worst"):
+    with pytest.raises(directives.DirectiveError, match="figure: must be one of fitted_worst, fitted_median"):
         directives.render("model_figure", ["typical"], context)
     with pytest.raises(directives.DirectiveError, match="no cost model"):
         directives.render("model_figure", ["fitted_worst", "runner=gpu"], context)
@@ -154,7 +154,7 @@ def test_break_even_and_payback_follow_from_the_parameters(fitted):
     assert calls * saving == pytest.approx(fitted.modes["graph"].first_call_extra(500))
 
 
-@pytest.mark.parametrize("source", ["fitted", "committed"])
+@pytest.mark.parametrize("source", [pytest.param("fitted", marks=pytest.mark.slow), "committed"])  # fitted: a quick run
 def test_javascript_and_python_agree_on_a_grid(source, request):
     node = shutil.which("node")
     if node is None:

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import synthetic_results
 from test_directives import context
-from tfspeedlab.analysis import summary
+from tfspeedlab.analysis import summary, wording
 from tfspeedlab.analysis.intervals import Ratio
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.results.schema import CaseResult
@@ -23,14 +23,14 @@ from tfspeedlab.site import directives
     (Ratio(0.05, 0.01, 1.2), "0.050× [0.010–1.20×]"),
 ])
 def test_a_speedup_far_below_one_reads_as_a_slowdown(found, expected):
-    assert summary.format_speedup(found) == expected
+    assert wording.format_speedup(found) == expected
 
 
 def test_a_time_ratio_far_below_one_reads_as_times_faster():
-    assert summary.format_time_ratio(Ratio(1 / 540, 1 / 600, 1 / 500)) == "540×\u00a0faster"
-    assert summary.format_time_ratio(Ratio(1.08, 0.99, 1.2)) == "1.08×"  # the interval spans 1: no word
-    assert summary.format_time_ratio(Ratio(0.343, 0.33, 0.35)) == "2.92×\u00a0faster"
-    assert summary.format_time_ratio(Ratio(1.5, 1.4, 1.6)) == "1.50×\u00a0slower"
+    assert wording.format_time_ratio(Ratio(1 / 540, 1 / 600, 1 / 500)) == "540×\u00a0faster"
+    assert wording.format_time_ratio(Ratio(1.08, 0.99, 1.2)) == "1.08×"  # the interval spans 1: no word
+    assert wording.format_time_ratio(Ratio(0.343, 0.33, 0.35)) == "2.92×\u00a0faster"
+    assert wording.format_time_ratio(Ratio(1.5, 1.4, 1.6)) == "1.50×\u00a0slower"
 
 
 def test_each_median_is_in_its_own_unit():

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from tfspeedlab.analysis.compare import CompareError, compare
-from tfspeedlab.analysis.summary import format_interval
+from tfspeedlab.analysis.wording import format_interval
 from tfspeedlab.run import environments
 from tfspeedlab.spec.releases import UnknownReleaseError, parse_selection
 from tfspeedlab.run.history import HistoryInterrupted, HistoryOptions, run_history
@@ -24,13 +24,12 @@ from tfspeedlab.results import artifacts
 from tfspeedlab.run import catalog, diagnose_command, launch, machine, supervisor
 from tfspeedlab.run.machine import RUNNER_CHOICES, hide_gpus_for
 from tfspeedlab.analysis.summary import text_columns
-from tfspeedlab.run.worker import EXIT_NO_GPU, terminate_as_interrupt
+from tfspeedlab.run.exits import EXIT_INTERRUPTED, EXIT_NO_GPU, EXIT_USAGE, UsageError
+from tfspeedlab.run.worker import terminate_as_interrupt
 from tfspeedlab.units import format_ratio, format_time
 
-EXIT_USAGE = 2
 # What `tfspeedlab history` runs when no example is named: the moving parts, a few minutes a release.
 HISTORY_EXAMPLES = ("releases",)
-EXIT_INTERRUPTED = 130
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,7 +38,13 @@ def main(argv: list[str] | None = None) -> int:
     if options.command is None:
         parser.print_help()
         return EXIT_USAGE
-    return options.handler(options)
+    try:
+        return options.handler(options)
+    except UsageError as error:  # every command's bad input, said once, in one line
+        if error.details:
+            print(error.details.rstrip(), file=sys.stderr)
+        print(f"tfspeedlab: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -165,11 +170,8 @@ def _history(options: argparse.Namespace) -> int:
         names = options.names or HISTORY_EXAMPLES
         catalog.select(names, options.examples)
     except (UnknownReleaseError, catalog.UnknownExampleError, catalog.ExamplesFolderError) as error:
-        print(f"tfspeedlab: error: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    if (problem := _unwritable(options.out)) is not None:
-        print(f"tfspeedlab: error: cannot write results under {options.out}: {problem}", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError(str(error)) from None
+    _check_writable(options.out)
     history_options = HistoryOptions(
         examples=list(names), runner=options.runner, out=options.out,
         envs_dir=options.envs or environments.default_envs_dir(), quick=options.quick,
@@ -200,8 +202,7 @@ def _list(options: argparse.Namespace) -> int:
     try:
         examples = catalog.discover(options.examples)
     except catalog.ExamplesFolderError as error:
-        print(f"tfspeedlab: error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError(str(error)) from None
     width = max((len(name) for name in examples), default=0)
     for name, script in examples.items():
         print(f"{name.ljust(width)}  {script.title}")
@@ -217,8 +218,7 @@ def _merge(options: argparse.Namespace) -> int:
     try:
         report = merge_results(options.sources, options.into)
     except MergeError as error:
-        print(f"tfspeedlab: error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError(str(error)) from None
     _list_paths(("wrote", report.written, ""), ("kept", report.unchanged, "already as new as any source"),
                 ("skipped", report.superseded, "another source has a run at least as new"),
                 ("ignored", report.ignored, "a failure record, not results"))
@@ -237,8 +237,7 @@ def _pool(options: argparse.Namespace) -> int:
                 raise
             report = PoolReport()
     except (PoolError, ResultsFileError, diagnosis_files.DiagnosisFileError) as error:
-        print(f"tfspeedlab: error: {error}; nothing was written", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError(f"{error}; nothing was written") from None
     for relative, data in diagnoses:
         write_json_atomic(options.into / relative, data)
         report.written.append(options.into / relative)
@@ -258,8 +257,7 @@ def _compare(options: argparse.Namespace) -> int:
     try:
         changes = compare(options.old, options.new)
     except (CompareError, ResultsFileError) as error:
-        print(f"tfspeedlab: error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError(str(error)) from None
     rows = [("Case", "Old", "New", "New ÷ old [95% interval]", "Verdict")]
     for change in changes:
         rows.append((f"{change.runner}/{change.example} · {change.case}", format_time(change.old_s),
@@ -276,18 +274,13 @@ def _run(options: argparse.Namespace) -> int:
     try:
         scripts = catalog.select(options.names, options.examples)
     except (catalog.UnknownExampleError, catalog.ExamplesFolderError) as error:
-        print(f"tfspeedlab: error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError(str(error)) from None
     if not scripts:
-        print("tfspeedlab: error: no examples found", file=sys.stderr)
-        return EXIT_USAGE
-    if (problem := _unwritable(options.out)) is not None:
-        print(f"tfspeedlab: error: cannot write results under {options.out}: {problem}", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError("no examples found")
+    _check_writable(options.out)
     if options.jobs and options.jobs > 1 and not options.quick:
-        print("tfspeedlab: error: --jobs is for quick runs: a full run times one example at a time, "
-              "on cores nothing else is using", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError("--jobs is for quick runs: a full run times one example at a time, "
+                         "on cores nothing else is using")
     artifacts.remove_abandoned_staging(options.out)
     terminate_as_interrupt()
     timeout_s = options.timeout or supervisor.default_timeout(options.quick)
@@ -328,17 +321,16 @@ def _jobs(options: argparse.Namespace, fork: bool) -> int:
     return options.jobs or min(2, os.cpu_count() or 1)
 
 
-def _unwritable(out: Path) -> str | None:
-    """Why results cannot be written under ``out`` (checked once, creating nothing, instead of a
+def _check_writable(out: Path) -> None:
+    """Refuse a results folder that cannot be written (checked once, creating nothing, instead of a
     traceback per example)."""
     existing = out.absolute()
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     if not existing.is_dir():
-        return f"{existing} is not a folder"
+        raise UsageError(f"cannot write results under {out}: {existing} is not a folder")
     if not os.access(existing, os.W_OK | os.X_OK):
-        return f"{existing} is not writable"
-    return None
+        raise UsageError(f"cannot write results under {out}: {existing} is not writable")
 
 
 def _prepare_forking(options: argparse.Namespace) -> bool:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tfspeedlab.analysis import intervals
+from tfspeedlab.analysis.wording import change_verdict
 from tfspeedlab.results.schema import RUNNERS, ResultsFile
 from tfspeedlab.results.store import load_results, load_runner
 
@@ -35,11 +36,7 @@ class CaseChange:
 
     @property
     def verdict(self) -> str:
-        if self.change.above_one:
-            return "slower"
-        if self.change.below_one:
-            return "faster"
-        return "no significant difference"
+        return change_verdict(self.change)
 
 
 def load_side(path: Path) -> dict[tuple[str, str], ResultsFile]:

@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from tfspeedlab.analysis import intervals, sweeps
-from tfspeedlab.results.schema import ResultsFile
+from tfspeedlab.results.schema import NotInResults, ResultsFile
 from tfspeedlab.spec.layout import Sweep
 
 MODES = ("eager", "graph", "xla")
@@ -226,7 +226,7 @@ def fit(results: dict[str, ResultsFile], runner: str) -> CostModel:
     fitting = fitting_sweeps(results)
     missing = [name for name in FIT_PARAMETERS if name not in fitting]
     if missing:
-        raise KeyError(f"the cost model needs a sweep over {', '.join(missing)} on {runner}")
+        raise NotInResults(f"the cost model needs a sweep over {', '.join(missing)} on {runner}")
     fitted_points = chain_points(fitting["n_ops"]) + chain_points(fitting["elements"])
     unlike = measured_unlike(results)
     every_point = [p for name, found in results.items() if name not in unlike for p in chain_points(found)]

@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from tfspeedlab.analysis.diagnosis import Diagnosis, from_json, pool, to_json
+from tfspeedlab.analysis.diagnosis_codec import from_json, to_json
+from tfspeedlab.analysis.diagnosis_core import Diagnosis, pool
 from tfspeedlab.results.pool import PoolError, pooled_environment
-from tfspeedlab.results.schema import RUNNERS
+from tfspeedlab.results.schema import RUNNERS, ResultsFileError
 from tfspeedlab.results.store import read_json
 
 DIAGNOSIS_DIR = "diagnose"
@@ -35,9 +36,9 @@ class SavedDiagnosis:
 def load(path: Path) -> SavedDiagnosis:
     data = read_json(path)
     try:
-        diagnosis = from_json(data)
-    except ValueError as error:
-        raise DiagnosisFileError(f"{path}: {error}") from None
+        diagnosis = from_json(data, path)
+    except ResultsFileError as error:  # it names the file and the field
+        raise DiagnosisFileError(str(error)) from None
     environment = data.get("environment")
     if not isinstance(environment, dict) or not ENVIRONMENT_FIELDS <= environment.keys():
         raise DiagnosisFileError(f"{path}: no environment record (save it with tfspeedlab diagnose --save)")

@@ -1,14 +1,17 @@
-"""A diagnosis as a reader sees it: aligned columns for the terminal, Markdown or a standalone HTML
-page to keep or share. The same text is the site's sample reports, so the page shows exactly what
-the terminal printed."""
+"""A diagnosis (of a function, or of a Keras model) as a reader sees it: aligned columns for the
+terminal, Markdown or a standalone HTML page to keep or share. The same text is the site's sample
+reports, so the page shows exactly what the terminal printed."""
 
 from __future__ import annotations
 
 import html
 import textwrap
 
-from tfspeedlab.analysis.diagnosis import MODES, Diagnosis
-from tfspeedlab.analysis.summary import format_speedup, text_columns
+from tfspeedlab.analysis.diagnosis_core import MODES, Diagnosis
+from tfspeedlab.analysis.model_diagnosis_core import BASELINES, FIT_BATCHES, FROM_FILE, PREDICT, TRAINING, ModelDiagnosis
+from tfspeedlab.analysis.model_diagnosis_core import PAGES as MODEL_PAGES
+from tfspeedlab.analysis.summary import text_columns
+from tfspeedlab.analysis.wording import BASELINE_CELL, format_speedup
 from tfspeedlab.profiling.trace import HOST_LAYER_LABELS, HOST_LAYERS
 from tfspeedlab.units import format_time
 
@@ -108,6 +111,45 @@ def _placement_table(diagnosis: Diagnosis) -> str:
         notes.append("beyond the op counts or tensor sizes the model was fitted on: an extrapolation")
     note = "; ".join(note for note in notes[1:] if note)
     return "\n".join([text_columns(rows), _wrapped([notes[0]] + ([f"{note[:1].upper()}{note[1:]}."] if note else []))])
+
+
+# -- a Keras model's report --
+
+def model_text_report(diagnosis: ModelDiagnosis) -> str:
+    shapes = " and ".join("(" + ", ".join(str(size) for size in shape) + ")" for shape in diagnosis.input_shapes)
+    sections = [
+        f"tfspeedlab diagnose {diagnosis.model_path} --batch {diagnosis.batch}",
+        f"Predict ladder, per call on inputs {shapes} ({MODEL_PAGES[PREDICT][0]} explains it)\n"
+        + _calls_table(diagnosis, PREDICT, "Per call (median)"),
+        f"Training calls, per step (fit: {FIT_BATCHES} batches a call, its time ÷ {FIT_BATCHES}; "
+        f"{MODEL_PAGES[TRAINING][0]} explains them)\n" + _calls_table(diagnosis, TRAINING, "Per step (median)"),
+        _training_setup(diagnosis),
+        VERDICT_LEAD + diagnosis.verdict,
+    ]
+    return "\n\n".join(sections)
+
+
+def _calls_table(diagnosis: ModelDiagnosis, group: str, per: str) -> str:
+    rows = [("Call", per, f"Speed-up over {BASELINES[group]} [95%]", "First call")]
+    for call in diagnosis.group(group):
+        if call.measurement is None:
+            rows.append((call.name, f"could not run: {call.error}" if call.error else "not measured (interrupted)",
+                         "", ""))
+            continue
+        speedup = diagnosis.speedups.get(call.name)
+        rows.append((call.name, format_time(call.measurement.median_s),
+                     BASELINE_CELL if call.name == BASELINES[group] else
+                     format_speedup(speedup) if speedup else "—",
+                     format_time(call.measurement.first_call_s)))
+    return text_columns(rows)
+
+
+def _training_setup(diagnosis: ModelDiagnosis) -> str:
+    if diagnosis.compiled_by == FROM_FILE:
+        return (f"Loss and optimizer: {diagnosis.loss} and {diagnosis.optimizer}, as compiled in the model file "
+                "(each training call on a freshly loaded model)")
+    return (f"Loss and optimizer: {diagnosis.loss} and {diagnosis.optimizer}, chosen by tfspeedlab: the model "
+            "file was saved without a loss (each training call on a freshly loaded model)")
 
 
 def markdown_report(target: str, text: str, links: list[tuple[str, str]]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tfspeedlab.analysis.grid import pivot
-from tfspeedlab.results.schema import ResultsFile
+from tfspeedlab.results.schema import NotInResults, ResultsFile
 from tfspeedlab.spec.layout import PerOp
 
 
@@ -20,7 +20,7 @@ class DispatchRow:
 def per_op_layout(results: ResultsFile) -> PerOp:
     per_op = pivot(results).layout.per_op
     if per_op is None:
-        raise KeyError(f"{results.example} has no per-op column in its grid layout")
+        raise NotInResults(f"{results.example} has no per-op column in its grid layout")
     return per_op
 
 
@@ -29,7 +29,7 @@ def per_op_s(results: ResultsFile, mode: str) -> float:
     per_op = per_op_layout(results)
     case = pivot(results).cells.get((mode, per_op.column))
     if case is None:
-        raise KeyError(f"{results.example} has no case of mode {mode!r} in column {per_op.column!r}")
+        raise NotInResults(f"{results.example} has no case of mode {mode!r} in column {per_op.column!r}")
     return case.measurement.median_s / per_op.ops
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tfspeedlab.results.schema import CaseResult, ResultsFile
+from tfspeedlab.results.schema import CaseResult, NotInResults, ResultsFile
 from tfspeedlab.spec.layout import Grid
 
 
@@ -29,7 +29,7 @@ class Pivot:
 
 def grid_layout(results: ResultsFile) -> Grid:
     if not isinstance(results.layout, Grid):
-        raise KeyError(f"{results.example} is not a grid (its layout is {results.layout.kind!r})")
+        raise NotInResults(f"{results.example} is not a grid (its layout is {results.layout.kind!r})")
     return results.layout
 
 
@@ -53,7 +53,7 @@ def pivot(results: ResultsFile, part: Any = None) -> Pivot:
         part = parts(results)[0] if part is None else part
         cases = [case for case in cases if case.params[layout.split] == part]
         if not cases:
-            raise KeyError(f"{results.example} has no cases with {layout.split} = {part!r}")
+            raise NotInResults(f"{results.example} has no cases with {layout.split} = {part!r}")
     cells = {(case.params[layout.rows], case.params[layout.columns]): case for case in cases}
     row_values = list(dict.fromkeys(row for row, _ in cells))
     column_values = list(dict.fromkeys(column for _, column in cells))

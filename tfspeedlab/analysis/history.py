@@ -10,7 +10,7 @@ import numpy as np
 from tfspeedlab.analysis import intervals
 from tfspeedlab.spec.releases import Release
 from tfspeedlab.results.history import ReleaseResults
-from tfspeedlab.results.schema import CaseResult
+from tfspeedlab.results.schema import CaseResult, NotInResults
 
 # A change between releases is listed when its interval excludes 1 and it is at least this large.
 # Two passes over the same release moved its cases by a median of up to 1.18× on the machine the
@@ -106,12 +106,18 @@ def material_steps(history: list[ReleaseResults], example: str) -> list[ReleaseS
 
 
 def across(history: list[ReleaseResults], example: str, case: str, first: Release, last: Release) -> intervals.Ratio:
-    """``last``'s time over ``first``'s for one case (KeyError when either did not measure it,
-    ValueError when they were measured on different CPU models)."""
+    """``last``'s time over ``first``'s for one case (``NotInResults`` when either did not measure it,
+    ``DifferentMachines`` when they were measured on different CPU models)."""
     by_release = dict(measured(history, example, case))
+    if first not in by_release or last not in by_release:
+        raise NotInResults(f"{example} · {case!r} was not measured on both {first.name} and {last.name}")
     if cpu_of(history, example, first) != cpu_of(history, example, last):
-        raise ValueError(f"{first.name} and {last.name} were measured on different CPU models; not compared")
+        raise DifferentMachines(f"{first.name} and {last.name} were measured on different CPU models; not compared")
     return intervals.ratio(by_release[last], by_release[first])
+
+
+class DifferentMachines(NotInResults):
+    """Two releases measured on different CPU models: their times are not compared."""
 
 # The case parameters a history example names its workload and mode with, unless its layout is a
 # grid (whose columns and rows then say which).

@@ -15,6 +15,7 @@ verdict is a word only when the whole interval says it.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import zlib
 from collections.abc import Sequence
@@ -121,12 +122,22 @@ def _resampled_estimates(runs: list[np.ndarray], rng: np.random.Generator, resam
     return ESTIMATORS[CHOSEN].of_resamples(pooled)
 
 
+# resampled_estimates by its samples, resamples and seed: a page's fitted lines and trend charts ask
+# for the same cases again and again within a build (and, under ``mkdocs serve``, from build to build).
+_RESAMPLED: dict[tuple[str, int, int | None], np.ndarray] = {}
+
+
 def resampled_estimates(case: CaseResult, resamples: int = RESAMPLES, seed: int | None = None) -> np.ndarray:
     """The case's time by the chosen estimator on ``resamples`` hierarchical resamples (seeded from its
-    samples unless ``seed`` is given): for intervals of figures derived from several cases."""
+    samples unless ``seed`` is given): for intervals of figures derived from several cases. Read only."""
     runs = _runs(case)
-    rng = np.random.default_rng(_checksum(runs) if seed is None else seed)
-    return _resampled_estimates(runs, rng, resamples)
+    key = (interval_key(runs, []), resamples, seed)
+    if key not in _RESAMPLED:
+        rng = np.random.default_rng(_checksum(runs) if seed is None else seed)
+        found = _resampled_estimates(runs, rng, resamples)
+        found.flags.writeable = False  # shared by every caller
+        _RESAMPLED[key] = found
+    return _RESAMPLED[key]
 
 
 def ratio(a: CaseResult | Sequence[Measurement], b: CaseResult | Sequence[Measurement]) -> Ratio:
@@ -142,12 +153,35 @@ def ratio(a: CaseResult | Sequence[Measurement], b: CaseResult | Sequence[Measur
     return _bootstrap_ratio(runs_a, runs_b)
 
 
+# Every interval computed so far, by ``interval_key`` of its samples: a page asks the same comparison
+# many times (a table, a sentence, a verdict), and a site build keeps these between builds
+# (``tfspeedlab.site.build_cache``). Keyed by the samples themselves, so a changed file never meets
+# a stale entry.
+INTERVAL_CACHE: dict[str, tuple[float, float]] = {}
+# The keys asked for since the set was last cleared: what a build used, so it keeps only those.
+INTERVALS_ASKED: set[str] = set()
+
+
+def interval_key(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> str:
+    """A digest of both cases' samples, in order, and of how the interval is taken."""
+    digest = hashlib.sha256(f"{CHOSEN}|{RESAMPLES}|{CONFIDENCE}".encode())
+    for run in (*runs_a, None, *runs_b):  # None marks where a ends and b begins
+        digest.update(b"|" if run is None else len(run).to_bytes(4, "little")
+                      + np.ascontiguousarray(run, dtype=np.float64).tobytes())
+    return digest.hexdigest()
+
+
 def _bootstrap_ratio(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> Ratio:
-    rng = np.random.default_rng(_seed(runs_a, runs_b))
-    ratios = _resampled_estimates(runs_a, rng, RESAMPLES) / _resampled_estimates(runs_b, rng, RESAMPLES)
-    tail = (1 - CONFIDENCE) / 2 * 100
-    low, high = np.percentile(ratios, [tail, 100 - tail])
-    return Ratio(ESTIMATORS[CHOSEN].of(runs_a) / ESTIMATORS[CHOSEN].of(runs_b), float(low), float(high))
+    key = interval_key(runs_a, runs_b)
+    INTERVALS_ASKED.add(key)
+    if key not in INTERVAL_CACHE:
+        rng = np.random.default_rng(_seed(runs_a, runs_b))
+        ratios = _resampled_estimates(runs_a, rng, RESAMPLES) / _resampled_estimates(runs_b, rng, RESAMPLES)
+        tail = (1 - CONFIDENCE) / 2 * 100
+        low, high = np.percentile(ratios, [tail, 100 - tail])
+        INTERVAL_CACHE[key] = (float(low), float(high))
+    low, high = INTERVAL_CACHE[key]
+    return Ratio(ESTIMATORS[CHOSEN].of(runs_a) / ESTIMATORS[CHOSEN].of(runs_b), low, high)
 
 
 def speedup(results: ResultsFile, slower: str, faster: str) -> Ratio:
@@ -170,15 +204,6 @@ def _seed(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> int:
         checksum = zlib.crc32(b"|" if run is None else np.ascontiguousarray(run, dtype=np.float64).tobytes(),
                               checksum)
     return checksum
-
-
-def verdict(value: Ratio) -> str:
-    """"faster" / "slower" for ``a ÷ b`` only when the whole interval is on one side of 1."""
-    if value.above_one:
-        return "faster"
-    if value.below_one:
-        return "slower"
-    return "no clear difference"
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import numpy as np
 
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.grid import pivots
-from tfspeedlab.results.schema import ResultsFile
+from tfspeedlab.results.schema import NotInResults, ResultsFile
 
 RESAMPLES = 1000
 
@@ -94,4 +94,4 @@ def row_fit(results: ResultsFile, part: Any, row: Any) -> RowFit:
     for fit in row_fits(results):
         if str(fit.part) == str(part) and str(fit.row) == str(row):
             return fit
-    raise KeyError(f"{results.example} has no fitted row {row!r} in part {part!r}")
+    raise NotInResults(f"{results.example} has no fitted row {row!r} in part {part!r}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tfspeedlab.results.schema import CaseResult, ResultsFile
+from tfspeedlab.results.schema import CaseResult, NotInResults, ResultsFile
 from tfspeedlab.spec.layout import OpLayers
 
 # Bottom to top, as drawn; the names say what each difference measures.
@@ -43,7 +43,7 @@ class EntryCost:
 def stack(results: ResultsFile) -> OpLayers:
     """The entry points of an op-layers results file, by role."""
     if not isinstance(results.layout, OpLayers):
-        raise KeyError(f"{results.example} does not measure op layers (its layout is {results.layout.kind!r})")
+        raise NotInResults(f"{results.example} does not measure op layers (its layout is {results.layout.kind!r})")
     return results.layout
 
 
@@ -56,7 +56,7 @@ def case(results: ResultsFile, entry: str, elements: int) -> CaseResult:
     for found in results.cases:
         if found.params[roles.entry] == entry and found.params[roles.size] == elements:
             return found
-    raise KeyError(f"{results.example} has no case for entry {entry!r} at {elements} elements")
+    raise NotInResults(f"{results.example} has no case for entry {entry!r} at {elements} elements")
 
 
 def median(results: ResultsFile, entry: str, elements: int) -> float:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from tfspeedlab.analysis import intervals
 from tfspeedlab.measure.measurement import Measurement
-from tfspeedlab.results.schema import ResultsFile
+from tfspeedlab.results.schema import NotInResults, ResultsFile
 from tfspeedlab.results.timing import Timing
 from tfspeedlab.spec.layout import Sweep
 
@@ -57,13 +57,13 @@ def sweep(results: ResultsFile, mode: str) -> list[tuple[float, Measurement]]:
     points = [(case.params[layout.parameter], case.measurement) for case in results.cases
               if case.params[layout.series] == mode]
     if not points:
-        raise KeyError(f"{results.example} has no cases of mode {mode!r}")
+        raise NotInResults(f"{results.example} has no cases of mode {mode!r}")
     return sorted(points, key=lambda point: point[0])
 
 
 def sweep_layout(results: ResultsFile) -> Sweep:
     if not isinstance(results.layout, Sweep):
-        raise KeyError(f"{results.example} is not a sweep (its layout is {results.layout.kind!r})")
+        raise NotInResults(f"{results.example} is not a sweep (its layout is {results.layout.kind!r})")
     return results.layout
 
 

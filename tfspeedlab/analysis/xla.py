@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tfspeedlab.analysis import intervals
+from tfspeedlab.analysis.wording import xla_verdict
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.spec.layout import Sweep
 
@@ -26,8 +27,7 @@ class XlaPair:
     @property
     def verdict(self) -> str:
         """A win or a loss only when the whole interval of the speed-up says so."""
-        return {"faster": "XLA faster", "slower": "XLA slower"}.get(intervals.verdict(self.speedup),
-                                                                    "no clear difference")
+        return xla_verdict(self.speedup)
 
 
 # The same call without and with XLA, as the examples name their modes.

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
 import tfspeedlab.measure
-from tfspeedlab.results.repo import REPO_ROOT, examples_dir, run_git
+from tfspeedlab.results.repo import REPO_ROOT, examples_dir, git_files_at, run_git
 from tfspeedlab.results.schema import ResultsFile
 
 # Workload(...) keywords that describe results rather than decide a timing.
@@ -75,7 +76,8 @@ def _module_files(name: str) -> list[Path]:
 
 
 def definitions(source: str) -> dict[str, set[str]]:
-    """Top-level definitions by name, each as a normalised syntax-tree dump (see the module docstring)."""
+    """Top-level definitions by name, each as the digest of its normalised syntax-tree dump (see the
+    module docstring): equal digests, equal definitions, and small enough to keep between builds."""
     found: dict[str, set[str]] = {}
     for node in ast.parse(source).body:
         if isinstance(node, (ast.Import, ast.ImportFrom)) or _is_docstring(node):
@@ -89,7 +91,7 @@ def definitions(source: str) -> dict[str, set[str]]:
             names = ["<module statements>"]
         dump = ast.dump(_Normaliser().visit(node), annotate_fields=False, include_attributes=False)
         for name in names:
-            found.setdefault(name, set()).add(dump)
+            found.setdefault(name, set()).add(hashlib.sha256(dump.encode()).hexdigest())
     return found
 
 
@@ -118,17 +120,22 @@ def _is_docstring(node: ast.AST) -> bool:
 _git = functools.cache(run_git)
 
 
-@functools.cache
+# Each commit's definitions, read once: a commit's files never change, so a site build keeps these
+# between builds (``tfspeedlab.site.build_cache``).
+DEFINITIONS_CACHE: dict[str, dict[str, set[str]]] = {}
+
+
 def _definitions_at(commit: str) -> dict[str, set[str]]:
     """Every top-level definition of the package and the examples at ``commit``, merged by name."""
+    if commit not in DEFINITIONS_CACHE:
+        DEFINITIONS_CACHE[commit] = _read_definitions_at(commit)
+    return DEFINITIONS_CACHE[commit]
+
+
+def _read_definitions_at(commit: str) -> dict[str, set[str]]:
     listing = _git("ls-tree", "-r", "--name-only", commit, "--", "tfspeedlab", _repo_relative(examples_dir())) or ""
     merged: dict[str, set[str]] = {}
-    for path in listing.splitlines():
-        if not path.endswith(".py"):
-            continue
-        source = _git("show", f"{commit}:{path}")
-        if source is None:
-            continue
+    for source in git_files_at(commit, [path for path in listing.splitlines() if path.endswith(".py")]).values():
         try:
             parsed = definitions(source)
         except SyntaxError:
@@ -136,6 +143,10 @@ def _definitions_at(commit: str) -> dict[str, set[str]]:
         for name, dumps in parsed.items():
             merged.setdefault(name, set()).update(dumps)
     return merged
+
+
+# A build asks for the same few files' definitions once per results file; read only.
+_current_definitions = functools.lru_cache(maxsize=256)(definitions)
 
 
 def _repo_relative(path: Path) -> str:
@@ -156,7 +167,7 @@ def freshness(results: ResultsFile) -> Freshness:
     for path in measuring_files(results.example):
         if not path.exists():
             continue
-        for name, dumps in definitions(path.read_text(encoding="utf-8")).items():
+        for name, dumps in _current_definitions(path.read_text(encoding="utf-8")).items():
             if not dumps <= then.get(name, set()):
                 return Freshness(False, "code changed", name, _repo_relative(path), new=name not in then)
     dirty = " (measured with uncommitted changes)" if results.environment.get("git_dirty") else ""

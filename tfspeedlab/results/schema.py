@@ -49,7 +49,12 @@ MAX_RUNS = 100  # processes per case
 MAX_SAMPLES = 10_000  # blocks per run
 
 
-class MissingCaseError(KeyError):
+class NotInResults(KeyError):
+    """A figure asked of results that do not hold it: a case, a row, a metric, an entry, a layout.
+    Its message says what is missing and, where it can, what is there."""
+
+
+class MissingCaseError(NotInResults):
     """A case a page asks for is not in the results file. A quick run may leave out what a full
     run measures (a model, a batch size): ``quick`` says whether this file is one."""
 
@@ -156,7 +161,7 @@ def _run_to_dict(m: Measurement) -> dict[str, Any]:
 
 
 def from_dict(data: Any, path: Path | str) -> ResultsFile:
-    reader = _FieldReader(path)
+    reader = FieldReader(path)
     if not isinstance(data, dict):
         raise ResultsFileError(path, "<top level>", "must be a JSON object")
     if data.get("schema") != SCHEMA:
@@ -214,7 +219,7 @@ def from_dict(data: Any, path: Path | str) -> ResultsFile:
     )
 
 
-def _case_from_dict(reader: _FieldReader, raw: Any, prefix: str) -> CaseResult:
+def _case_from_dict(reader: FieldReader, raw: Any, prefix: str) -> CaseResult:
     if not isinstance(raw, dict):
         raise ResultsFileError(reader.path, prefix.rstrip("."), "must be a JSON object")
     raw_runs = reader.get(raw, "runs", list, prefix)
@@ -222,7 +227,7 @@ def _case_from_dict(reader: _FieldReader, raw: Any, prefix: str) -> CaseResult:
         raise ResultsFileError(reader.path, prefix + "runs", "is empty: a case needs at least one run")
     if len(raw_runs) > MAX_RUNS:
         raise ResultsFileError(reader.path, prefix + "runs", f"holds {len(raw_runs)} runs; at most {MAX_RUNS} are read")
-    runs = tuple(_run_from_dict(reader, run, f"{prefix}runs[{index}].") for index, run in enumerate(raw_runs))
+    runs = tuple(run_from_dict(reader, run, f"{prefix}runs[{index}].") for index, run in enumerate(raw_runs))
     metrics = reader.get(raw, "metrics", dict, prefix)
     for name, value in metrics.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -235,7 +240,11 @@ def _case_from_dict(reader: _FieldReader, raw: Any, prefix: str) -> CaseResult:
     )
 
 
-def _run_from_dict(reader: _FieldReader, raw: Any, prefix: str) -> Measurement:
+def run_from_dict(reader: FieldReader, raw: Any, prefix: str, *, stored_statistics: bool = True) -> Measurement:
+    """One run (one process's blocks) as ``_run_to_dict`` writes it, each field checked and named
+    with ``prefix``. ``stored_statistics``: the run carries ``median_s``, ``iqr_s``, ``min_s`` and
+    ``mean_s``, as a results file's do, and each must agree with its samples; a saved diagnosis
+    keeps the samples alone (a median at most, for readers), so there none are read."""
     if not isinstance(raw, dict):
         raise ResultsFileError(reader.path, prefix.rstrip("."), "must be a JSON object")
     samples = reader.get(raw, "samples_s", list, prefix)
@@ -257,6 +266,8 @@ def _run_from_dict(reader: _FieldReader, raw: Any, prefix: str) -> Measurement:
         completion=reader.get(raw, "completion", str, prefix),
         tracing_count=reader.get(raw, "tracing_count", (int, type(None)), prefix),
     )
+    if not stored_statistics:
+        return measurement
     for stat in ("median_s", "iqr_s", "min_s", "mean_s"):
         stored = reader.get(raw, stat, (int, float), prefix)
         if not math.isclose(stored, getattr(measurement, stat), rel_tol=1e-9, abs_tol=1e-15):
@@ -273,7 +284,11 @@ def _is_positive_number(value: Any) -> bool:
 
 
 @dataclass(frozen=True)
-class _FieldReader:
+class FieldReader:
+    """Reads a JSON file's fields, refusing any that is missing or of the wrong type with a
+    ``ResultsFileError`` that names the file and the field: results files, and the runs and other
+    fields of saved diagnoses."""
+
     path: Path | str
 
     def get(self, mapping: Mapping[str, Any], name: str, types, prefix: str = "") -> Any:
@@ -290,6 +305,10 @@ class _FieldReader:
             )
         return value
 
+    def require(self, condition: bool, name: str, problem: str) -> None:
+        """Refuse the file, naming the field, unless ``condition`` holds."""
+        if not condition:
+            raise ResultsFileError(self.path, name, problem)
 
     def check_length(self, value: str, name: str) -> str:
         if len(value) > MAX_TEXT:

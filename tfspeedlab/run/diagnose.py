@@ -20,10 +20,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tfspeedlab.analysis import cost_model
-from tfspeedlab.analysis.diagnosis import (COST_MODEL_MODES, MODES, PROBE_PART, Diagnosis, ModeResult, Placement,
-                                           RetraceProbe, host_split_part)
+from tfspeedlab.analysis.diagnosis_core import (HOST_SPLIT_PART, MODES, PROBE_PART, Diagnosis, ModeResult, Placement,
+                                                RetraceProbe, host_split_part)
+from tfspeedlab.analysis.wording import Mode
+from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.measure.timer import TimedCall, bench_interleaved
 from tfspeedlab.profiling.capture import profile
+from tfspeedlab.profiling.trace import Breakdown
 from tfspeedlab.results.repo import REPO_ROOT
 from tfspeedlab.results.schema import ResultsFileError
 from tfspeedlab.results.store import load_runner
@@ -42,6 +45,8 @@ PROFILER_SLOWDOWN = 3.0
 # Graph ops that move or name values rather than compute: left out of the count the cost model takes.
 NON_COMPUTE_OPS = frozenset({"Placeholder", "Const", "Identity", "IdentityN", "NoOp", "ReadVariableOp",
                              "VarHandleOp", "StopGradient", "_Arg", "_Retval"})
+# Why a part Ctrl-C came before or during was not measured.
+INTERRUPTED = "interrupted"
 
 
 def diagnose(fn: Callable[..., Any], *args: Any, budget_s: float = 10.0, **kwargs: Any) -> Diagnosis:
@@ -55,14 +60,40 @@ def measure(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], *, b
             progress: Callable[[str], None] = lambda line: None) -> Diagnosis:
 
     started = time.perf_counter()
-    first_calls_s = 0.0  # tracing and compiling: paid whatever the budget, so not counted against it
-
-    def remaining() -> float:
-        return budget_s - (time.perf_counter() - started - first_calls_s)
-
     call = _bind(fn, kwargs)
     compiled = {mode: compile_as(call, mode) for mode in MODES}
     progress("first calls, warm-up and calibration of eager, tf.function and XLA (tracing, compiling) …")
+    prepared, errors = _first_calls(compiled, args, budget_s)
+    # Tracing and compiling: paid whatever the budget, so not counted against it.
+    tracing_s = sum(timed.first_call_s for timed in prepared.values())
+    progress(f"timing {', '.join(prepared)} in turn (about {budget_s * TIMING_SHARE:.3g} s) …")
+    measured, interrupted = _time_in_turn(prepared)
+    modes = {mode: ModeResult(mode, (measured[mode],) if mode in measured else (), errors.get(mode)
+                              or (None if mode in measured else "interrupted before its first timed block"))
+             for mode in MODES}
+    graph = _concrete_graph(compiled["tf.function"], args)
+    op_count = None if graph is None else len(graph.get_operations())
+    compute_ops = None if graph is None else len(compute_operations(graph))
+    placement = place_on_cost_model(graph) if graph is not None else None
+    # What Ctrl-C during the timed blocks or the probe leaves: neither the probe nor the split.
+    retracing, host_split, skipped = None, {}, {PROBE_PART: INTERRUPTED, HOST_SPLIT_PART: INTERRUPTED}
+    if not interrupted:
+        retracing, probe_s = _probe(fn, args, kwargs, progress)
+        # The probe is tracing, four traces at most: outside the budget, like the first calls.
+        tracing_s += probe_s
+        interrupted = retracing is None
+    if not interrupted:
+        host_split, skipped, interrupted = _host_splits(call, args, measured, budget_s=budget_s,
+                                                        spent_at=started + budget_s + tracing_s, progress=progress)
+    return Diagnosis(target, modes, op_count, retracing, host_split, placement, skipped,
+                     budget_s=budget_s, elapsed_s=time.perf_counter() - started, tracing_s=tracing_s,
+                     interrupted=interrupted, compute_op_count=compute_ops)
+
+
+def _first_calls(compiled: Mapping[str, Callable[..., Any]], args: tuple,
+                 budget_s: float) -> tuple[dict[str, TimedCall], dict[str, str]]:
+    """Each mode's first call, warm-up and calibration, ready to time; and why each mode that
+    raised could not run (eager raising is the reader's error, and stops the diagnosis)."""
     prepared, errors = {}, {}
     for mode, function in compiled.items():
         try:
@@ -71,45 +102,30 @@ def measure(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], *, b
             if mode == "eager":
                 raise
             errors[mode] = error_line(error)
-    first_calls_s = sum(timed.first_call_s for timed in prepared.values())
-    progress(f"timing {', '.join(prepared)} in turn (about {budget_s * TIMING_SHARE:.3g} s) …")
-    interrupted = False
+    return prepared, errors
+
+
+def _time_in_turn(prepared: Mapping[str, TimedCall]) -> tuple[dict[str, Measurement], bool]:
+    """Each mode's blocks, timed in turn, and whether Ctrl-C cut them short: the blocks timed so far
+    still stand (a shorter run, not a wrong one), unless eager has none."""
     try:
-        measured = dict(zip(prepared, bench_interleaved(list(prepared.values()))))
+        return dict(zip(prepared, bench_interleaved(list(prepared.values())))), False
     except KeyboardInterrupt:
-        # The blocks timed so far still stand: a shorter run, not a wrong one.
-        interrupted = True
         measured = {mode: timed.result() for mode, timed in prepared.items() if timed.samples}
         if "eager" not in measured:
             raise
-    modes = {mode: ModeResult(mode, (measured[mode],) if mode in measured else (), errors.get(mode)
-                              or (None if mode in measured else "interrupted before its first timed block"))
-             for mode in MODES}
-    graph = _concrete_graph(compiled["tf.function"], args)
-    op_count = None if graph is None else len(graph.get_operations())
-    compute_ops = None if graph is None else len(compute_operations(graph))
-    placement = place_on_cost_model(graph) if graph is not None else None
-    skipped: dict[str, str] = {}
-    retracing = None
-    host_split: dict = {}
+        return measured, True
+
+
+def _probe(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any],
+           progress: Callable[[str], None]) -> tuple[RetraceProbe | None, float]:
+    """The retracing probe and the seconds it took; (None, 0) when Ctrl-C cut it short."""
+    progress("probing for retracing (another batch size, other Python numbers) …")
+    started = time.perf_counter()
     try:
-        if interrupted:
-            raise KeyboardInterrupt
-        progress("probing for retracing (another batch size, other Python numbers) …")
-        probe_started = time.perf_counter()
-        retracing = probe_retracing(fn, args, kwargs)
-        # The probe is tracing, four traces at most: outside the budget, like the first calls.
-        first_calls_s += time.perf_counter() - probe_started
-        _split_within_budget(call, args, measured, budget_s, remaining, host_split, skipped, progress)
+        return probe_retracing(fn, args, kwargs), time.perf_counter() - started
     except KeyboardInterrupt:
-        interrupted = True
-        if retracing is None:
-            skipped.setdefault(PROBE_PART, "interrupted")
-        if len(host_split) < len(measured):
-            skipped.setdefault("host-time split", "interrupted")
-    return Diagnosis(target, modes, op_count, retracing, host_split, placement, skipped,
-                     budget_s=budget_s, elapsed_s=time.perf_counter() - started, tracing_s=first_calls_s,
-                     interrupted=interrupted, compute_op_count=compute_ops)
+        return None, 0.0
 
 
 def compile_as(call: Callable[..., Any], mode: str) -> Callable[..., Any]:
@@ -122,23 +138,35 @@ def compile_as(call: Callable[..., Any], mode: str) -> Callable[..., Any]:
     return tf.function(call, jit_compile=True) if mode == "XLA" else tf.function(call)
 
 
-def _split_within_budget(call, args, measured, budget_s, remaining, split, skipped, progress) -> None:
-    """Profile each mode into ``split`` while its expected cost fits the budget."""
-    for mode, measurement in measured.items():
-        calls = int(min(max(PROFILE_SHARE * budget_s / measurement.median_s, PROFILED_CALLS[0]), PROFILED_CALLS[1]))
-        expected = (measurement.first_call_s + PROFILE_FIXED_S
-                    + (calls + 2) * measurement.median_s * PROFILER_SLOWDOWN)
-        if expected > remaining():
-            skipped[host_split_part(mode)] = f"the budget was spent; it needs about {expected:.2g} s"
-            continue
-        progress(f"profiling {calls} {mode} calls for the host-time split …")
-        # A fresh function each time: the graph executor stops tracing kernels it has timed as
-        # cheap, so a function that ran through the whole benchmark would show no kernel time.
-        function = compile_as(call, mode)
-        try:
-            split[mode] = profile(function, args, calls=calls)
-        except Exception as error:  # noqa: BLE001 (a profiler that cannot run costs this part, not the report)
-            skipped[host_split_part(mode)] = f"the profiler failed: {error_line(error)}"
+def _host_splits(call: Callable[..., Any], args: tuple, measured: Mapping[str, Measurement], *, budget_s: float,
+                 spent_at: float, progress: Callable[[str], None]) -> tuple[dict[str, Breakdown], dict[str, str], bool]:
+    """Each mode profiled while what that is expected to cost fits before the budget is spent (at
+    ``spent_at``, on ``time.perf_counter``'s clock): the host-time splits, the parts skipped and
+    why, and whether Ctrl-C cut it short."""
+    splits: dict[str, Breakdown] = {}
+    skipped: dict[str, str] = {}
+    try:
+        for mode, measurement in measured.items():
+            calls = int(min(max(PROFILE_SHARE * budget_s / measurement.median_s, PROFILED_CALLS[0]),
+                            PROFILED_CALLS[1]))
+            expected = (measurement.first_call_s + PROFILE_FIXED_S
+                        + (calls + 2) * measurement.median_s * PROFILER_SLOWDOWN)
+            if expected > spent_at - time.perf_counter():
+                skipped[host_split_part(mode)] = f"the budget was spent; it needs about {expected:.2g} s"
+                continue
+            progress(f"profiling {calls} {mode} calls for the host-time split …")
+            # A fresh function each time: the graph executor stops tracing kernels it has timed as
+            # cheap, so a function that ran through the whole benchmark would show no kernel time.
+            function = compile_as(call, mode)
+            try:
+                splits[mode] = profile(function, args, calls=calls)
+            except Exception as error:  # noqa: BLE001 (a profiler that cannot run costs this part, not the report)
+                skipped[host_split_part(mode)] = f"the profiler failed: {error_line(error)}"
+    except KeyboardInterrupt:
+        if len(splits) < len(measured):
+            skipped[HOST_SPLIT_PART] = INTERRUPTED
+        return splits, skipped, True
+    return splits, skipped, False
 
 
 def place_on_cost_model(graph: Any, results_root=REPO_ROOT / "results") -> Placement | None:
@@ -166,8 +194,8 @@ def place_on_cost_model(graph: Any, results_root=REPO_ROOT / "results") -> Place
         return None
     ops, elements = len(compute), int(statistics.median(sizes))
     return Placement(model.runner, fitted_on, ops, elements,
-                     {mode: model.per_call(COST_MODEL_MODES[mode], ops, elements) for mode in MODES},
-                     {mode: model.band[COST_MODEL_MODES[mode]] for mode in MODES},
+                     {mode: model.per_call(Mode.named(mode).cost_model_name, ops, elements) for mode in MODES},
+                     {mode: model.band[Mode.named(mode).cost_model_name] for mode in MODES},
                      extrapolated=ops > model.measured_ops or elements > model.measured_elements)
 
 

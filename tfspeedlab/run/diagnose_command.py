@@ -24,9 +24,8 @@ from tfspeedlab.results.store import write_json_atomic, write_text_atomic
 from tfspeedlab.run import launch, machine, targets
 from tfspeedlab.run.diagnose import measure
 from tfspeedlab.run.diagnose_model import MODEL_SUFFIXES, diagnose_model
+from tfspeedlab.run.exits import EXIT_INTERRUPTED, EXIT_OK, UsageError
 
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 MAX_BUDGET_S = 3600
 
 
@@ -43,30 +42,31 @@ class Report:
 
 def run(options: Any) -> int:
     if not 0 < options.budget <= MAX_BUDGET_S:
-        return _fail(f"--budget must be more than 0 and at most {MAX_BUDGET_S} seconds, got {options.budget:g}")
+        raise UsageError(f"--budget must be more than 0 and at most {MAX_BUDGET_S} seconds, got {options.budget:g}")
     for option in ("markdown", "html", "save"):
         path = getattr(options, option)
         if path is not None and path.is_dir():
-            return _fail(f"--{option} {path} is a folder; give a file name")
+            raise UsageError(f"--{option} {path} is a folder; give a file name")
     launch.quiet_tensorflow_logs()
     try:
         # A target ending in a Keras model file's suffix is a model, not a function.
         report = (_model_report(options) if options.target.endswith(MODEL_SUFFIXES)
                   else _function_report(options))
-    except targets.TargetError as error:
-        return _fail(str(error), error.details)
     except KeyboardInterrupt:
+        report = None
+    if report is None:
         print("\ninterrupted before anything was timed; nothing to report", file=sys.stderr)
         return EXIT_INTERRUPTED
     print(json.dumps(report.data, indent=2) if options.json else report.text)
     try:
         _keep(report, options)
     except OSError as error:
-        return _fail(f"cannot write the report: {error.strerror or error}: {error.filename or ''}".rstrip(": "))
-    return EXIT_INTERRUPTED if report.interrupted else 0
+        raise UsageError(f"cannot write the report: {error.strerror or error}: {error.filename or ''}".rstrip(": ")) \
+            from None
+    return EXIT_INTERRUPTED if report.interrupted else EXIT_OK
 
 
-def _function_report(options: Any) -> Report:
+def _function_report(options: Any) -> Report | None:
     if options.batch is not None:
         raise targets.TargetError("--batch is for a Keras model file (model.keras); a function takes its "
                                   "inputs from --inputs")
@@ -88,10 +88,11 @@ def _function_report(options: Any) -> Report:
                   found.links, found.interrupted)
 
 
-def _pooled_report(options: Any, target: str) -> Report:
+def _pooled_report(options: Any, target: str) -> Report | None:
     """The diagnosis in ``--processes`` fresh processes, one after another, pooled: as for the
     guide's full runs, the interval then covers how far a fresh process moves, not just how far
-    one process's blocks scatter. Ctrl-C pools the processes that finished (or were interrupted)."""
+    one process's blocks scatter. Ctrl-C pools the processes that finished (or were interrupted);
+    None when it came before any had timed anything."""
     found, interrupted = [], False
     with tempfile.TemporaryDirectory(prefix="tfspeedlab-diagnose-") as folder:
         for process in range(options.processes):
@@ -114,7 +115,7 @@ def _pooled_report(options: Any, target: str) -> Report:
                 raise targets.TargetError(f"process {process + 1} of {options.processes} failed (exit {code}); "
                                           "its error is above")
     if not found:
-        raise KeyboardInterrupt
+        return None
     pooled = function_diagnosis.pool(found)
     if interrupted and not pooled.interrupted:
         pooled = dataclasses.replace(pooled, interrupted=True)
@@ -154,9 +155,3 @@ def _with_environment(data: dict[str, Any]) -> dict[str, Any]:
 def _progress(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
-
-def _fail(message: str, details: str = "") -> int:
-    if details:
-        print(details.rstrip(), file=sys.stderr)
-    print(f"tfspeedlab: error: {message}", file=sys.stderr)
-    return EXIT_USAGE

@@ -24,7 +24,7 @@ from pathlib import Path
 from tfspeedlab.results.store import results_path, write_failure
 from tfspeedlab.run import launch, machine
 from tfspeedlab.run.catalog import ExampleScript
-from tfspeedlab.run.worker import EXIT_FAILED, EXIT_NO_GPU, EXIT_SKIPPED
+from tfspeedlab.run.exits import EXIT_FAILED, EXIT_NO_GPU, EXIT_SKIPPED
 
 # Defaults per example: far above the slowest example here (a full tf1_vs_tf2,
 # about 50 minutes on 2 cores; a quick one, 90 seconds), far below a CI job's limit.

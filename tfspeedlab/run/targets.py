@@ -15,16 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tfspeedlab.run.exits import UsageError
+
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
-class TargetError(ValueError):
+class TargetError(UsageError):
     """A target or inputs function that cannot be used; ``details`` holds the reader's traceback
     when their own code raised."""
-
-    def __init__(self, message: str, details: str = "") -> None:
-        super().__init__(message)
-        self.details = details
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from tfspeedlab.results.schema import to_dict
 from tfspeedlab.results.store import write_failure, write_json_atomic, write_results
 from tfspeedlab.run import catalog, launch, machine
 from tfspeedlab.run.cases import run_workload
+from tfspeedlab.run.exits import EXIT_FAILED, EXIT_NO_GPU, EXIT_SKIPPED
 from tfspeedlab.run.isolation import default_rounds, measure
 from tfspeedlab.run.machine import (
     RUNNER_CHOICES,
@@ -28,9 +29,6 @@ from tfspeedlab.run.machine import (
 )
 from tfspeedlab.spec.workload import SkipExample
 
-EXIT_FAILED = 1
-EXIT_NO_GPU = 3
-EXIT_SKIPPED = 4
 
 
 def main(argv: list[str] | None = None) -> int:

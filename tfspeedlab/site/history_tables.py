@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tfspeedlab.analysis import history as trends
 from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.summary import format_change
+from tfspeedlab.analysis.wording import format_change
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.site.markdown import LEFT, Markdown, code, italic, table
 from tfspeedlab.units import format_ratio, format_time
@@ -28,7 +28,7 @@ def trend_table(history: list[ReleaseResults], example: str, workload: str) -> M
         try:
             changes.append(format_change(trends.across(history, example, labels[mode], first, last))
                            if first != last else "—")
-        except ValueError:  # measured on different CPU models
+        except trends.DifferentMachines:
             changes.append("not compared (different CPUs)")
     span = f"{releases[-1].name} vs {releases[0].name}" if releases else "change"
     return table(["Release", *series], [*rows, [span, *changes]])

@@ -25,7 +25,7 @@ from pathlib import PurePosixPath
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 
-from tfspeedlab.site import directives, templating
+from tfspeedlab.site import templating
 
 NOTEBOOK_DIR = "notebooks"
 # The ¶ permalinks: nbconvert's and Python-Markdown's. Not part of a heading's text.
@@ -38,10 +38,10 @@ def example_of(page: Page) -> str | None:
     return path.stem if path.parent.as_posix() == NOTEBOOK_DIR and path.suffix == ".ipynb" else None
 
 
-def results_markdown(example: str, context: directives.Context) -> str:
-    """The section under the last cell: what it is, then the example's results in runner tabs."""
-    return templating.render("notebook_results.md.j2", example=example,
-                             results=directives.render("results", [example], context))
+def results_markdown(example: str) -> str:
+    """The section under the last cell: what it is, then the example's results in runner tabs (a
+    directive, which the page's own rendering expands with the page's links)."""
+    return templating.render("notebook_results.md.j2", example=example, results=f"{{{{ results {example} }}}}")
 
 
 def finish_page(notebook_html: str, page: Page, config, files, section: str) -> str:

@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable
 
 from tfspeedlab.analysis import sweeps
-from tfspeedlab.results.schema import ResultsFile
+from tfspeedlab.results.schema import NotInResults, ResultsFile
 from tfspeedlab.units import format_signed_time, format_significant, format_time
 
 
@@ -108,14 +108,14 @@ def derived(results: ResultsFile, name: str) -> str:
     try:
         compute = DERIVED[name]
     except KeyError:
-        raise KeyError(f"no derived figure {name!r}; known: {', '.join(sorted(DERIVED))}") from None
+        raise NotInResults(f"no derived figure {name!r}; known: {', '.join(sorted(DERIVED))}") from None
     return compute(results)
 
 
 def metric_value(results: ResultsFile, case: str, name: str) -> float:
     metrics = results.case(case).metrics
     if name not in metrics:
-        raise KeyError(f"case {case!r} of {results.example} has no metric {name!r}; it has {sorted(metrics)}")
+        raise NotInResults(f"case {case!r} of {results.example} has no metric {name!r}; it has {sorted(metrics)}")
     return metrics[name]
 
 

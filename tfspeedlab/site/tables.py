@@ -7,11 +7,13 @@ import statistics
 
 from tfspeedlab.analysis import cost_model, dispatch, intervals, line_fit, op_layers, sweeps, xla
 from tfspeedlab.analysis.grid import grid_layout, pivots
-from tfspeedlab.analysis.summary import COLUMNS, format_speedup, format_time_ratio, noisy_mark, rows
+from tfspeedlab.analysis.summary import COLUMNS, noisy_mark, rows
+from tfspeedlab.analysis.wording import format_speedup, format_time_ratio, is_clear
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS
 from tfspeedlab.results import provenance
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.site import templating
+from tfspeedlab.site.errors import DirectiveError
 from tfspeedlab.site.markdown import (
     LEFT,
     RIGHT,
@@ -206,7 +208,7 @@ def xla_summary_table(pairs_by_example: list[tuple[ResultsFile, list[xla.XlaPair
     body = [[code(results.example), pair.label, f"{format_time(pair.graph_s)} → {format_time(pair.xla_s)}",
              format_speedup(pair.speedup),
              f"{format_time(pair.graph_first_s)} → {format_time(pair.xla_first_s)}",
-             bold(pair.verdict) if pair.verdict != "no clear difference" else pair.verdict]
+             bold(pair.verdict) if is_clear(pair.verdict) else pair.verdict]
             for results, pairs in pairs_by_example for pair in pairs]
     header = ("Example", "Case", "Time: graph → XLA", "XLA vs graph [95%]", "First call: graph → XLA", "Verdict")
     return table(header, body, [LEFT, LEFT, RIGHT, RIGHT, RIGHT, LEFT])
@@ -317,7 +319,7 @@ def estimator_summary(all_results: list[ResultsFile]) -> Markdown:
     overall = {name: max(values) for name, values in worst.items()}
     best = min(overall, key=overall.get)
     if overall[intervals.CHOSEN] > overall[best]:
-        raise ValueError(f"the estimator experiment now favours {best!r} ({overall[best]:.1%} worst split) over "
+        raise DirectiveError(f"the estimator experiment now favours {best!r} ({overall[best]:.1%} worst split) over "
                          f"the chosen {intervals.CHOSEN!r} ({overall[intervals.CHOSEN]:.1%}): re-run it or choose again")
     body = [[bold(name) if name == intervals.CHOSEN else name,
              f"{overall[name]:.1%}", f"{sum(values) / len(values):.1%}"] for name, values in worst.items()]

@@ -1,63 +1,31 @@
-"""The directives of the release-history page (``tfspeedlab history`` results).
+"""The release history (``tfspeedlab history`` results): trend charts and tables, and one case's
+change between releases.
 
-``{{ history_trend NAME WORKLOAD }}``
-    Runner tabs: the workload's trend chart across releases and its table of times per release.
-``{{ history_changes NAME }}``
-    Runner tabs: every material change between consecutive releases, largest first.
-``{{ history_environments NAME }}``
-    Runner tabs: what each release's environment installed, and how its run ended.
-``{{ history_sittings NAME }}``
-    Runner tabs: per release measured in two passes, how far its cases moved between them.
-``{{ history_drift NAME }}``, ``{{ history_threshold }}``
-    The largest median move of one release's cases between its two passes (``1.18×``), and
-    the smallest change the changes table lists (``1.25×``).
-``{{ history_change NAME CASE FROM TO }}``
-    One case from release FROM to release TO: ``1.52× slower [1.41–1.63×]``.
-``{{ history_versus NAME CASE OTHER RELEASE }}``
-    Two cases on one release, CASE's time against OTHER's: ``4.27× slower [3.90–4.61×]``.
-``{{ history_time NAME CASE RELEASE }}``
-    One case's time on one release.
-``{{ history_span NAME }}``
-    Which releases were measured: ``10 of 10 releases (2.12 to 2.21)``.
-
-A build from a results tree with no history for the runner (a quick run's tree) shows
-the not-measured note, and inline figures read "not measured in this build's results";
-a case or release named wrongly in a tree that has a history still stops the build.
+A build from a results tree with no history for the runner (a quick run's tree) shows the
+not-measured note, and inline figures read "not measured in this build's results"; a case or
+release named wrongly in a tree that has a history still stops the build.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from pathlib import Path
-from typing import Protocol
 
 from tfspeedlab.analysis import history as trends
 from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.summary import format_change
-from tfspeedlab.spec.releases import ALL_RELEASES, parse_selection
+from tfspeedlab.analysis.wording import format_case_difference, format_change
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import MissingCaseError
 from tfspeedlab.site import history_tables, markdown
 from tfspeedlab.site.charts import THEMES
+from tfspeedlab.site.directives.context import Context, Runner
+from tfspeedlab.site.directives.registry import directive
+from tfspeedlab.site.errors import DirectiveError
 from tfspeedlab.site.runners import RUNNER_TITLES, runner_tabs
+from tfspeedlab.spec.releases import ALL_RELEASES, Release, UnknownReleaseError, parse_selection
 from tfspeedlab.units import format_ratio, format_time
 
-
-
-class Context(Protocol):
-    """What these directives read of ``directives.Context`` (which imports this module)."""
-
-    history: dict[str, list[ReleaseResults]]
-    results_root: Path
-
-    def relative(self, uri: str) -> str: ...
-
 HISTORY_CHART_DIR = "assets/results/{runner}/history"
-
-
-class HistoryDirectiveError(ValueError):
-    """A history directive that names a workload, case or release the history does not hold."""
 
 
 def chart_uri(runner: str, example: str, workload: str, theme: str) -> str:
@@ -86,19 +54,22 @@ def _history(context: Context, runner: str) -> list[ReleaseResults]:
     return history
 
 
-def _release(text: str):
+def _release(text: str) -> Release:
     try:
-        [release] = parse_selection(text)
-    except ValueError as error:
-        raise HistoryDirectiveError(str(error)) from None
-    return release
+        found = parse_selection(text)
+    except UnknownReleaseError as error:
+        raise DirectiveError(str(error)) from None
+    if len(found) != 1:
+        raise DirectiveError(f"{text!r} names {len(found)} releases; a history figure reads one")
+    return found[0]
 
 
+@directive("history_trend", "Runner tabs: the workload's trend chart across releases and its table of times per release.")
 def history_trend(context: Context, example: str, workload: str) -> str:
     def render(runner: str, history: list[ReleaseResults]) -> str:
         groups = trends.workload_groups(history, example)
         if workload not in groups:
-            raise HistoryDirectiveError(f"no workload {workload!r} in the {example} history; workloads: {list(groups)}")
+            raise DirectiveError(f"no workload {workload!r} in the {example} history; workloads: {list(groups)}")
         images = [f"![{markdown.text(workload)}: time per call on every release ({theme})]"
                   f"({context.relative(chart_uri(runner, example, workload, theme))}#only-{theme})"
                   for theme in THEMES]
@@ -107,59 +78,63 @@ def history_trend(context: Context, example: str, workload: str) -> str:
     return _history_tabs(context, render)
 
 
+@directive("history_changes", "Runner tabs: every material change between consecutive releases, largest first.")
 def history_changes(context: Context, example: str) -> str:
     return _history_tabs(context, lambda runner, history: history_tables.changes_table(history, example))
 
 
+@directive("history_environments", "Runner tabs: what each release's environment installed, and how its run ended.")
 def history_environments(context: Context, example: str) -> str:
     return _history_tabs(context, lambda runner, history: history_tables.environments_table(history, example))
 
 
+@directive("history_sittings", "Runner tabs: per release measured in two passes, how far its cases moved between them.")
 def history_sittings(context: Context, example: str) -> str:
     return _history_tabs(context, lambda runner, history: history_tables.sittings_table(history, example))
 
 
-def history_drift(context: Context, example: str, *, runner: str = "cpu") -> str:
+@directive("history_drift", "The largest median move of one release's cases between its two passes (``1.18×``).")
+def history_drift(context: Context, example: str, *, runner: Runner = "cpu") -> str:
     drift = trends.largest_drift(_history(context, runner), example)
     if drift is None:
-        raise HistoryDirectiveError(f"no release of {example} was measured in two passes")
+        raise DirectiveError(f"no release of {example} was measured in two passes")
     return format_ratio(drift)
 
 
+@directive("history_threshold", "The smallest change the changes table lists (``1.25×``).")
 def history_threshold(context: Context) -> str:
     return format_ratio(trends.MATERIAL_CHANGE)
 
 
-def history_change(context: Context, example: str, case: str, before: str, after: str, *, runner: str = "cpu") -> str:
-    history = _history(context, runner)
-    try:
-        found = trends.across(history, example, case, _release(before), _release(after))
-    except KeyError:
-        raise HistoryDirectiveError(f"{example} · {case!r} was not measured on both {before} and {after}") from None
-    return format_change(found)
+@directive("history_change", "One case from release BEFORE to release AFTER: ``1.52× slower [1.41–1.63×]``.")
+def history_change(context: Context, example: str, case: str, before: str, after: str, *, runner: Runner = "cpu") -> str:
+    return format_change(trends.across(_history(context, runner), example, case, _release(before), _release(after)))
 
 
+@directive("history_versus", "Two cases on one release, CASE's time against OTHER's: ``4.27× slower [3.90–4.61×]``.")
 def history_versus(context: Context, example: str, case: str, other: str, release: str, *,
-                   runner: str = "cpu") -> str:
+                   runner: Runner = "cpu") -> str:
     history = _history(context, runner)
     wanted = _release(release)
     found = {label: dict(trends.measured(history, example, label)).get(wanted) for label in (case, other)}
     if None in found.values():
         missing = [label for label, result in found.items() if result is None]
-        raise HistoryDirectiveError(f"{example} · {missing} not measured on {release}")
-    return format_change(intervals.ratio(found[case], found[other]), unclear="not clearly different")
+        raise DirectiveError(f"{example} · {missing} not measured on {release}")
+    return format_case_difference(intervals.ratio(found[case], found[other]))
 
 
-def history_time(context: Context, example: str, case: str, release: str, *, runner: str = "cpu") -> str:
+@directive("history_time", "One case's time on one release, by the guide's estimator.")
+def history_time(context: Context, example: str, case: str, release: str, *, runner: Runner = "cpu") -> str:
     history = _history(context, runner)
     by_release = dict(trends.measured(history, example, case))
     wanted = _release(release)
     if wanted not in by_release:
-        raise HistoryDirectiveError(f"{example} · {case!r} was not measured on {release}")
+        raise DirectiveError(f"{example} · {case!r} was not measured on {release}")
     return format_time(intervals.estimate_s(by_release[wanted]))
 
 
-def history_span(context: Context, example: str, *, runner: str = "cpu") -> str:
+@directive("history_span", "Which releases were measured: ``10 of 10 releases (2.12 to 2.21)``, and on how many CPU models.")
+def history_span(context: Context, example: str, *, runner: Runner = "cpu") -> str:
     """Which releases were measured, and on how many CPU models (releases measured on different
     ones are not compared)."""
     history = _history(context, runner)
@@ -170,17 +145,3 @@ def history_span(context: Context, example: str, *, runner: str = "cpu") -> str:
     where = (f"all on one CPU model ({markdown.text(cpus[0])})" if len(cpus) == 1 else
              f"on {len(cpus)} CPU models (releases measured on different ones are not compared)")
     return f"{len(measured)} of {len(ALL_RELEASES)} releases ({measured[0].name} to {measured[-1].name}), {where}"
-
-
-HISTORY_DIRECTIVES = {
-    "history_trend": history_trend,
-    "history_changes": history_changes,
-    "history_environments": history_environments,
-    "history_sittings": history_sittings,
-    "history_drift": history_drift,
-    "history_threshold": history_threshold,
-    "history_change": history_change,
-    "history_time": history_time,
-    "history_versus": history_versus,
-    "history_span": history_span,
-}

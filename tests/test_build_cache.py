@@ -1,0 +1,122 @@
+"""The build cache: an interval or a chart is computed once, kept for the next build, and a changed
+results file never meets a stale entry."""
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from conftest import synthetic_results
+from tfspeedlab.analysis import intervals, wording
+from tfspeedlab.measure.measurement import Measurement
+from tfspeedlab.results import provenance
+from tfspeedlab.site import build_cache
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    """An empty cache folder, and the in-process caches emptied before and after."""
+    monkeypatch.setenv(build_cache.CACHE_VARIABLE, str(tmp_path / "cache"))
+    for cache in (intervals.INTERVAL_CACHE, provenance.DEFINITIONS_CACHE, intervals.INTERVALS_ASKED):
+        cache.clear()
+    yield tmp_path / "cache"
+    for cache in (intervals.INTERVAL_CACHE, provenance.DEFINITIONS_CACHE, intervals.INTERVALS_ASKED):
+        cache.clear()
+    build_cache._Cache.folder = None
+
+
+def a_build(root, results):
+    """What a build does with the cache: open it, ask for the speed-up, save."""
+    build_cache.open_cache(root)
+    found = intervals.speedup(results, "eager", "graph")
+    build_cache.save()
+    return found
+
+
+def test_an_interval_is_kept_for_the_next_build_and_gives_the_same_figure(fresh_cache, tmp_path):
+    results = synthetic_results()
+    first = a_build(tmp_path, results)
+    stored = json.loads((fresh_cache / build_cache.INDEX_FILE).read_text())
+    assert len(stored["intervals"]) == 1 and stored["code"] == build_cache.code_version()
+    intervals.INTERVAL_CACHE.clear()  # a new process: only the file remains
+    build_cache.open_cache(tmp_path)
+    assert len(intervals.INTERVAL_CACHE) == 1
+    assert intervals.speedup(results, "eager", "graph") == first
+
+
+def test_a_changed_results_file_gets_its_own_interval_equal_to_a_cold_build(fresh_cache, tmp_path):
+    results = synthetic_results()
+    a_build(tmp_path, results)
+    slower = Measurement(tuple(s * 1.5 for s in results.case("graph").runs[0].samples_s), 10, 0.05, "test")
+    changed = replace(results, cases=(results.case("eager"), replace(results.case("graph"), runs=(slower,))))
+    warm = a_build(tmp_path, changed)
+    intervals.INTERVAL_CACHE.clear()
+    cold = intervals.speedup(changed, "eager", "graph")  # no cache at all
+    assert warm == cold and warm != intervals.speedup(results, "eager", "graph")
+    assert wording.format_speedup(warm) == wording.format_speedup(cold)
+
+
+def test_an_entry_unused_for_many_builds_is_dropped(fresh_cache, tmp_path):
+    results = synthetic_results()
+    a_build(tmp_path, results)
+    for _ in range(build_cache.KEEP_BUILDS):
+        build_cache.open_cache(tmp_path)
+        build_cache.save()
+    stored = json.loads((fresh_cache / build_cache.INDEX_FILE).read_text())
+    assert stored["intervals"] == {}
+
+
+def test_charts_are_drawn_once_per_results_and_theme(fresh_cache, tmp_path):
+    drawn = []
+
+    def draw(results, theme):
+        drawn.append((results.example, theme))
+        return f"<svg>{results.example} {theme}</svg>"
+
+    results = synthetic_results()
+    build_cache.open_cache(tmp_path)
+    assert build_cache.chart(draw, results, "light") == "<svg>demo light</svg>"
+    assert build_cache.chart(draw, results, "light") == "<svg>demo light</svg>"
+    build_cache.chart(draw, replace(results, title="Another title"), "light")  # other results: drawn again
+    build_cache.save()
+    assert drawn == [("demo", "light"), ("demo", "light")]
+    assert len(list((fresh_cache / build_cache.CHARTS_DIR).glob("*.svg"))) == 2
+
+
+@pytest.mark.parametrize("content", ["not json", json.dumps({"code": "other code", "build": 3, "intervals": {
+    "k": [1, 2, 3]}}), json.dumps([1, 2])])
+def test_an_unreadable_or_foreign_cache_is_ignored(fresh_cache, tmp_path, content):
+    fresh_cache.mkdir(parents=True)
+    (fresh_cache / build_cache.INDEX_FILE).write_text(content)
+    results = synthetic_results()
+    build_cache.open_cache(tmp_path)
+    assert intervals.INTERVAL_CACHE == {}
+    assert intervals.speedup(results, "eager", "graph").value > 1
+    build_cache.save()
+    assert json.loads((fresh_cache / build_cache.INDEX_FILE).read_text())["code"] == build_cache.code_version()
+
+
+def test_a_changed_results_file_reaches_the_page_at_the_next_build(tmp_path, monkeypatch):
+    """The tree is read once per change of its files, and a page's expansion is remembered only for
+    the tree it was made from: what ``mkdocs serve`` does after a re-measure."""
+    import markdown as python_markdown
+
+    from tfspeedlab.results.store import write_results
+    from tfspeedlab.site import site_data
+
+    for runner in ("cpu", "gpu"):
+        (tmp_path / runner).mkdir()
+    results = replace(synthetic_results(example="small_ops"), quick=False)
+    write_results(results, tmp_path)
+    monkeypatch.setenv("TFSPEEDLAB_RESULTS", str(tmp_path))
+    page = "Eager takes {{ median small_ops eager }}."
+    first = site_data.load(tmp_path)
+    before = python_markdown.markdown(page, extensions=["tfspeedlab.site.markdown_ext"])
+    assert site_data.load(tmp_path) is first  # nothing changed: not read again
+    slower = Measurement(tuple(s * 3 for s in results.case("eager").runs[0].samples_s), 10, 0.05, "test")
+    write_results(replace(results, cases=(replace(results.case("eager"), runs=(slower,)), results.case("graph"))),
+                  tmp_path)
+    second = site_data.load(tmp_path)
+    assert second is not first and second.generation > first.generation
+    after = python_markdown.markdown(page, extensions=["tfspeedlab.site.markdown_ext"])
+    assert before != after and "31.5" in after.replace("\u00a0", " ")  # 3 × the 10.5 ms median

@@ -1,0 +1,139 @@
+"""What a site build computes once and keeps under ``.cache/tfspeedlab/`` for the next build: bootstrap
+intervals, charts, and the definitions the freshness check reads at each measured commit.
+
+A build spends most of its time on these, and ``mkdocs serve`` rebuilds the whole site after every
+save. Every entry is keyed by what it was computed from — the samples of both cases for an
+interval, the results and theme for a chart, the commit for its definitions — so a changed results
+file never meets a stale entry: its new samples have a new key. The whole cache is also tied to the
+package's own source (``code_version``): a change to how anything is computed or drawn starts
+afresh. An entry no build has used for ``KEEP_BUILDS`` builds is dropped, so what a changed file
+made obsolete does not pile up, while builds from two results trees in turn (the published one and
+a reader's) both stay warm.
+
+Nothing here changes a figure: a build with an empty cache, a full one or none (``open_cache`` not
+called, as in the unit tests) writes the same pages.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+from tfspeedlab.analysis import intervals
+from tfspeedlab.results import provenance
+from tfspeedlab.results.schema import ResultsFile, to_dict
+from tfspeedlab.results.store import write_text_atomic
+
+CACHE_VARIABLE = "TFSPEEDLAB_CACHE"
+CACHE_DIR = Path(".cache") / "tfspeedlab"
+INDEX_FILE = "index.json"
+CHARTS_DIR = "charts"
+# Builds an entry survives unused: enough for a handful of results trees built in turn.
+KEEP_BUILDS = 20
+PACKAGE = Path(__file__).resolve().parents[1]
+
+
+@functools.cache
+def code_version() -> str:
+    """A digest of the package's source and templates, and of matplotlib's version (it draws the charts)."""
+    digest = hashlib.sha256(matplotlib.__version__.encode())
+    for path in sorted(PACKAGE.rglob("*.py")) + sorted(PACKAGE.rglob("*.j2")):
+        digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+class _Cache:
+    """The open cache of this build (one per process: a build runs one at a time)."""
+
+    folder: Path | None = None
+    build = 0
+    interval_builds: dict[str, int] = {}  # key → the last build that asked for it
+    chart_builds: dict[str, int] = {}
+
+
+def cache_folder(root: Path) -> Path:
+    return Path(os.environ.get(CACHE_VARIABLE) or Path(root) / CACHE_DIR)
+
+
+def open_cache(root: Path) -> None:
+    """Use ``$TFSPEEDLAB_CACHE`` or ``root/.cache/tfspeedlab/`` for this build: load what earlier builds kept."""
+    _Cache.folder = cache_folder(root)
+    stored = _read_index(_Cache.folder / INDEX_FILE)
+    _Cache.build = stored.get("build", 0) + 1
+    _Cache.interval_builds, _Cache.chart_builds = {}, {}
+    for key, (low, high, build) in stored.get("intervals", {}).items():
+        intervals.INTERVAL_CACHE.setdefault(key, (low, high))
+        _Cache.interval_builds[key] = build
+    _Cache.chart_builds.update(stored.get("charts", {}))
+    for commit, found in stored.get("definitions", {}).items():
+        provenance.DEFINITIONS_CACHE.setdefault(commit, {name: set(digests) for name, digests in found.items()})
+    intervals.INTERVALS_ASKED.clear()
+
+
+def _read_index(path: Path) -> dict[str, Any]:
+    """The kept index; nothing when it is missing, unreadable or from other code."""
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return stored if isinstance(stored, dict) and stored.get("code") == code_version() else {}
+
+
+def _cached_svg(key: str, draw: Callable[[], str]) -> str:
+    if _Cache.folder is None:
+        return draw()
+    _Cache.chart_builds[key] = _Cache.build
+    path = _Cache.folder / CHARTS_DIR / f"{key}.svg"
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        svg = draw()
+        write_text_atomic(path, svg)
+        return svg
+
+
+def _key(*parts: object) -> str:
+    return hashlib.sha256(repr((code_version(), *parts)).encode()).hexdigest()
+
+
+def chart(draw: Callable[[ResultsFile, str], str], results: ResultsFile, theme: str) -> str:
+    """``draw(results, theme)``, or the SVG an earlier build drew from the same results."""
+    return _cached_svg(_key("results", json.dumps(to_dict(results), sort_keys=True), theme),
+                       lambda: draw(results, theme))
+
+
+def trend_chart(draw: Callable[..., str], *args: Any) -> str:
+    """``draw(*args)`` for a release-history chart, or the SVG an earlier build drew from the same data."""
+    return _cached_svg(_key("trend", *args), lambda: draw(*args))
+
+
+def save() -> None:
+    """Keep what this build and the last ``KEEP_BUILDS`` used for the next one; drop the rest."""
+    if _Cache.folder is None:
+        return
+    build = _Cache.build
+    for key in intervals.INTERVALS_ASKED:
+        _Cache.interval_builds[key] = build
+
+    def recent(last: int) -> bool:
+        return build - last < KEEP_BUILDS
+
+    kept_intervals = {key: [*intervals.INTERVAL_CACHE[key], last] for key, last in _Cache.interval_builds.items()
+                      if recent(last) and key in intervals.INTERVAL_CACHE}
+    kept_charts = {key: last for key, last in _Cache.chart_builds.items() if recent(last)}
+    charts = _Cache.folder / CHARTS_DIR
+    for drawn in charts.glob("*.svg") if charts.is_dir() else ():
+        if drawn.stem not in kept_charts:
+            drawn.unlink(missing_ok=True)
+    write_text_atomic(_Cache.folder / INDEX_FILE, json.dumps({
+        "code": code_version(), "build": build, "intervals": kept_intervals, "charts": kept_charts,
+        "definitions": {commit: {name: sorted(digests) for name, digests in found.items()}
+                        for commit, found in provenance.DEFINITIONS_CACHE.items()},
+    }))

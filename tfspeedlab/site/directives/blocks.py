@@ -1,0 +1,154 @@
+"""Measured blocks: an example's tables and charts in CPU / GPU content tabs, or the plain note where a
+runner has no results yet."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tfspeedlab.analysis.summary import any_noisy
+from tfspeedlab.analysis.xla import xla_pairs
+from tfspeedlab.results.schema import ResultsFile
+from tfspeedlab.results.store import load_failure
+from tfspeedlab.site import charts, markdown, tables, templating
+from tfspeedlab.site.directives.context import TRACE_URI, Context, chart_uri, trace_files
+from tfspeedlab.site.directives.registry import directive
+from tfspeedlab.site.errors import DirectiveError
+from tfspeedlab.site.runners import RUNNER_TITLES, not_measured, runner_tabs
+from tfspeedlab.site.views import view_for
+
+
+@directive("results", "CPU / GPU tabs with the table and chart of ``results/<runner>/NAME.json``, laid out as "
+                      "its ``layout`` says, or a plain note where that runner has no file yet.")
+def results(context: Context, example: str) -> str:
+    return runner_tabs(lambda runner: _runner_block(context, runner, example))
+
+
+def _runner_block(context: Context, runner: str, example: str) -> str:
+    found = context.results[runner].get(example)
+    if found is None:
+        return not_measured(runner, markdown.code(example))
+    parts = [note] if (note := _source_note(context, runner)) else []
+    failure = load_failure(context.results_root / runner, example)
+    if failure and failure.get("utc_time", "") > found.environment["utc_time"]:
+        parts.append(templating.render("latest_run_failed.md.j2", runner=runner,
+                                       error=failure.get("error", "unknown error"), utc_time=failure.get("utc_time")))
+    if found.quick:
+        parts.append(templating.render("quick_run.md.j2"))
+    parts.append(view_for(found).table(found))
+    if any_noisy(found):
+        parts.append(templating.render("noisy_note.md.j2"))
+    if _shows_ratios(found):
+        parts.append(templating.render("speedup_note.md.j2",
+                                       why=context.relative("fair-timing.md") + "#which-number-reproduces"))
+    for theme in charts.THEMES:
+        target = context.relative(chart_uri(runner, example, theme))
+        parts.append(f"![{markdown.text(found.title)}, time per call on {runner}]({target}#only-{theme})")
+    parts.append(_provenance(context, found, runner, example))
+    return "\n\n".join(parts) + "\n"
+
+
+def _shows_ratios(found: ResultsFile) -> bool:
+    """Whether the table of this file has speed-up columns (against a baseline case, series or row)."""
+    return found.baseline is not None or getattr(found.layout, "baseline", None) is not None
+
+
+def _source_note(context: Context, runner: str) -> str | None:
+    """What the CI site build used for this runner (scripts/collect-results.sh writes SOURCE)."""
+    marker = context.results_root / runner / "SOURCE"
+    if not marker.exists():
+        return None
+    source = marker.read_text().strip()
+    if source == "committed":
+        return templating.render("not_remeasured.md.j2", title=RUNNER_TITLES[runner])
+    if source == "ci":
+        return None
+    raise DirectiveError(f"{marker} says {source!r}; expected 'ci' or 'committed'")
+
+
+def _provenance(context: Context, found: ResultsFile, runner: str, example: str) -> str:
+    env = found.environment
+    path = f"results/{runner}/{example}.json"
+    link = f"[{path}]({context.repo_url.rstrip('/')}/blob/main/{path})" if context.repo_url else markdown.code(path)
+    commit = env.get("git_commit")
+    return templating.render("provenance.md.j2", measured=env["utc_time"][:16].replace("T", " "),
+                             commit=commit[:10] if commit else None, link=link)
+
+
+@directive("traces", "Download links for the profiler traces kept with the results, and how to open them.")
+def traces(context: Context, example: str) -> str:
+    def body(runner: str) -> str:
+        if example not in context.results[runner]:
+            return not_measured(runner, markdown.code(example))
+        files = trace_files(context.results_root, runner, example)
+        if not files:
+            return templating.render("no_traces.md.j2", example=example, title=RUNNER_TITLES[runner])
+        found = [{"name": path.name, "megabytes": f"{path.stat().st_size / 1e6:.1f}",
+                  "url": context.relative(TRACE_URI.format(runner=runner, example=example, name=path.name))}
+                 for path in files]
+        return templating.render("traces.md.j2", title=RUNNER_TITLES[runner], traces=found,
+                                 first=files[0].name, run=files[0].name.split(".")[0])
+
+    return runner_tabs(body)
+
+
+def _tabbed(table: Callable[[ResultsFile], str]) -> Callable[..., str]:
+    """A directive ``{{ NAME EXAMPLE }}`` showing one table of the example in runner tabs."""
+    def show(context: Context, example: str) -> str:
+        return context.example_tabs(example, table)
+
+    return show
+
+
+# One table of an example each, in runner tabs.
+for _name, _table, _summary in (
+    ("fixed_costs", tables.fixed_cost_table,
+     "A grid over batch sizes: each rung's fixed cost per call and cost per sample, fitted."),
+    ("memory_growth", tables.memory_growth_table, "Resident memory before and after the repeated calls, per rung."),
+    ("training_calls", tables.training_calls_table, "Traces of each training API's step, and its loss before and after."),
+    ("feeds", tables.feed_table, "Per feed: the share of time waiting for data, traces, loss."),
+    ("training_check", tables.training_check_table,
+     "Loss before and after timing, and the largest weight change, per case."),
+    ("process_runs", tables.process_runs_table, "Each case's median in each of its processes, and their spread."),
+    ("layers", tables.host_layers_table,
+     "Per-mode table of the profiled host time split into Python, op dispatch, executor and kernels."),
+    ("memory", tables.memory_table, "Peak host (and GPU) memory per mode."),
+    ("dispatch_table", tables.dispatch_table, "Per-op dispatch cost of every framework's modes."),
+    ("estimators", tables.estimator_table,
+     "The estimator experiment: each candidate's speed-ups, and how far two halves of the processes differ."),
+):
+    directive(_name, _summary)(_tabbed(_table))
+
+
+@directive("estimator_summary", "The estimator experiment over several files: each candidate's worst split over "
+                                "all their speed-ups.")
+def estimator_summary(context: Context, *examples: str) -> str:
+    def body(runner: str) -> str:
+        found = [context.results[runner].get(example) for example in examples]
+        if any(one is None for one in found):
+            return not_measured(runner, "the estimator experiment")
+        if min(len(case.runs) for one in found for case in one.cases) < 2:
+            return "These results have one process per case; the experiment needs two or more.\n"
+        return tables.estimator_summary(found) + "\n"
+
+    return runner_tabs(body)
+
+
+@directive("xla_summary", "XLA against plain graph mode for every workload that measured both.")
+def xla_summary(context: Context) -> str:
+    def body(runner: str) -> str:
+        with_xla = [(found, pairs) for found in context.results[runner].values() if (pairs := xla_pairs(found))]
+        if not with_xla:
+            return not_measured(runner, "the XLA workloads")
+        return tables.xla_summary_table(with_xla) + "\n"
+
+    return runner_tabs(body)
+
+
+@directive("model_parameters", "The speed simulator's fitted cost-model parameters, per runner.")
+def model_parameters(context: Context) -> str:
+    return context.model_tabs(lambda model, found: tables.model_parameters_table(model))
+
+
+@directive("model_validation", "The cost model's predictions against every measured workload, per runner.")
+def model_validation(context: Context) -> str:
+    return context.model_tabs(tables.model_validation)

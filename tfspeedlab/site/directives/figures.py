@@ -1,0 +1,245 @@
+"""Inline figures: one number (a time, a ratio, a count, a share) or one comparison in words, for a
+sentence on a page. Every one reads the ``cpu`` runner unless given ``runner=gpu``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+from tfspeedlab.analysis import cost_model, dispatch, intervals, line_fit, op_layers, wording
+from tfspeedlab.analysis.xla import xla_pairs
+from tfspeedlab.results.schema import NotInResults
+from tfspeedlab.profiling import HOST_LAYERS
+from tfspeedlab.site import markdown, quantities, tables
+from tfspeedlab.site.directives.context import Context, Runner
+from tfspeedlab.site.directives.registry import NOT_IN_QUICK_RUN, directive
+from tfspeedlab.site.errors import DirectiveError
+from tfspeedlab.units import format_bytes, format_ratio, format_signed_time, format_time
+
+HostLayer = Literal[HOST_LAYERS]  # type: ignore[valid-type]
+
+
+# ------------------------------------------------------------ one case's time
+
+
+@directive("median", "One case's median time per call.")
+def median(context: Context, example: str, case: str, *, runner: Runner = "cpu") -> str:
+    return format_time(context.lookup(example, runner).case(case).measurement.median_s)
+
+
+@directive("first_call", "One case's first call (tracing, compiling): its time.")
+def first_call(context: Context, example: str, case: str, *, runner: Runner = "cpu") -> str:
+    return format_time(context.lookup(example, runner).case(case).measurement.first_call_s)
+
+
+@directive("sample_range", "Slowest over fastest sample of one case: how far single timings scatter.")
+def sample_range(context: Context, example: str, case: str, *, runner: Runner = "cpu") -> str:
+    samples = context.lookup(example, runner).case(case).measurement.samples_s
+    return format_ratio(max(samples) / min(samples))
+
+
+# ------------------------------------------------------------ two cases compared
+
+
+def _speedup(context: Context, example: str, slower: str, faster: str, runner: str) -> intervals.Ratio:
+    return intervals.speedup(context.lookup(example, runner), slower, faster)
+
+
+def _speedup_of(phrase: Callable[[intervals.Ratio], str]) -> Callable[..., str]:
+    """A handler of ``{{ … EXAMPLE SLOWER FASTER }}``: ``phrase`` of FASTER's speed-up over SLOWER."""
+    def handler(context: Context, example: str, slower: str, faster: str, *, runner: Runner = "cpu") -> str:
+        return phrase(_speedup(context, example, slower, faster, runner))
+
+    return handler
+
+
+def _ratio_of(phrase: Callable[[intervals.Ratio], str]) -> Callable[..., str]:
+    """A handler of ``{{ … EXAMPLE NUMERATOR DENOMINATOR }}``: ``phrase`` of NUMERATOR's time over DENOMINATOR's."""
+    def handler(context: Context, example: str, numerator: str, denominator: str, *, runner: Runner = "cpu") -> str:
+        return phrase(_speedup(context, example, numerator, denominator, runner))
+
+    return handler
+
+
+# The speed-up of one case over another, as each kind of sentence needs it.
+directive("ratio", "A's time over B's by the guide's estimator (the 10th percentile of all blocks): "
+                   "below 1× means A is faster.")(_ratio_of(lambda found: format_ratio(found.value)))
+directive("speedup", "How many times faster FASTER is than SLOWER, e.g. ``10.1×``, by the guide's "
+                     "estimator.")(_speedup_of(lambda found: format_ratio(found.value)))
+directive("interval", "The 95% interval of ``{{ ratio NAME A B }}``: ``9.8–10.4×``.")(_ratio_of(wording.format_interval))
+directive("factor", "The speed-up of FASTER over SLOWER with its interval, ``10.8× [9.78–12.0×]``, or "
+                    "``2.24× slower [2.11–2.47×]`` when the whole interval is below 1.")(_speedup_of(wording.format_speedup))
+directive("percent_faster", "How much faster FASTER ran than SLOWER as a percentage with its 95% interval: "
+                            "``86% faster (95% interval 75–97%)``, or slower, or not clearly "
+                            "either.")(_speedup_of(wording.percent_faster))
+
+
+@directive("verdict", "``faster than``, ``slower than`` or ``not clearly different from``: CANDIDATE against "
+                      "REFERENCE, as the interval of the ratio allows.")
+def verdict(context: Context, example: str, candidate: str, reference: str, *, runner: Runner = "cpu") -> str:
+    return wording.compared_with(_speedup(context, example, reference, candidate, runner))
+
+
+@directive("agreement", "The same workload in two results files: their ratio, its interval and whether they "
+                        "differ (``1.04× [0.97–1.12×], no clear difference``).")
+def agreement(context: Context, example: str, case: str, other_example: str, other_case: str, *,
+              runner: Runner = "cpu") -> str:
+    found = intervals.ratio(context.lookup(example, runner).case(case),
+                            context.lookup(other_example, runner).case(other_case))
+    return wording.agreement(found)
+
+
+@directive("xla_extremes", "XLA's worst and best against the plain graph over every pair measured: "
+                           "``2.72× slower (…) to 4.68× faster (…)``.")
+def xla_extremes(context: Context, *, runner: Runner = "cpu") -> str:
+    pairs = [(pair, results) for results in context.results[runner].values() for pair in xla_pairs(results)]
+    if not pairs:
+        raise DirectiveError(f"no {runner} results file measures a graph/XLA pair")
+    worst = min(pairs, key=lambda item: item[0].speedup.value)
+    best = max(pairs, key=lambda item: item[0].speedup.value)
+
+    def describe(item) -> str:
+        pair, results = item
+        return f"{wording.extreme(pair.speedup)} ({markdown.text(results.title)} — {markdown.text(pair.label)})"
+
+    return f"{describe(worst)} to {describe(best)}"
+
+
+# ------------------------------------------------------------ recorded metrics and derived figures
+
+
+@directive("derived", "A figure computed from the file (``tfspeedlab.site.quantities.DERIVED``: break-evens, "
+                      "fitted costs, where a gain fades).")
+def derived(context: Context, example: str, figure: str, *, runner: Runner = "cpu") -> str:
+    return quantities.derived(context.lookup(example, runner), figure)
+
+
+@directive("metric", "A measured non-time quantity of one case (a tracing count, a loss).")
+def metric(context: Context, example: str, case: str, metric: str, *, runner: Runner = "cpu") -> str:
+    return quantities.metric(context.lookup(example, runner), case, metric)
+
+
+def _metric_figure(name: str, shown: Callable[[float], str], summary: str) -> None:
+    """Register ``{{ name EXAMPLE CASE METRIC }}``: one recorded metric of a case, shown by ``shown``."""
+    def handler(context: Context, example: str, case: str, metric: str, *, runner: Runner = "cpu") -> str:
+        return shown(quantities.metric_value(context.lookup(example, runner), case, metric))
+
+    directive(name, summary)(handler)
+
+
+_metric_figure("metric_time", format_time, "A metric that is a time in seconds, in its unit: "
+               "``{{ metric_time call_cost graph function_run_s }}`` → ``412 µs``.")
+_metric_figure("share", lambda fraction: f"{fraction:.0%}", "A metric that is a fraction, as a percentage: "
+               "``{{ share input_pipeline from_generator data_wait_share }}`` → ``83%``.")
+_metric_figure("memory_figure", format_bytes, "One memory metric of a case, in MiB or GiB: "
+               "``{{ memory_figure step_profile xla peak_rss_growth_bytes }}``.")
+
+
+@directive("count", "A counted metric in words: ``once``, ``twice``, ``10 times`` (noun ``time``); "
+                    "``1 trace``, ``3 traces``.")
+def count(context: Context, example: str, case: str, metric: str, noun: str, *, runner: Runner = "cpu") -> str:
+    return quantities.count(quantities.metric_value(context.lookup(example, runner), case, metric), noun)
+
+
+@directive("jit_resolved", "What Keras 3's ``jit_compile=\"auto\"`` became for CASE: "
+                           "``XLA (`jit_compile=True`)`` or ``no XLA (`jit_compile=False`)``.")
+def jit_resolved(context: Context, example: str, case: str = "fit", *, runner: Runner = "cpu") -> str:
+    resolved = quantities.metric_value(context.lookup(example, runner), case, "jit_compile_resolved")
+    return "XLA (`jit_compile=True`)" if resolved else "no XLA (`jit_compile=False`)"
+
+
+@directive("param", "A workload parameter recorded in the results: ``{{ param frameworks matmul_size }}``.")
+def param(context: Context, example: str, parameter: str, *, runner: Runner = "cpu") -> str:
+    params = context.lookup(example, runner).params
+    if parameter not in params:
+        raise DirectiveError(f"{example} has no parameter {parameter!r}; it has {sorted(params)}")
+    return str(params[parameter])
+
+
+@directive("tf_version", "The TensorFlow version an example was measured with.")
+def tf_version(context: Context, example: str, *, runner: Runner = "cpu") -> str:
+    return context.lookup(example, runner).environment["tensorflow"]
+
+
+# ------------------------------------------------------------ host layers and op layers
+
+
+@directive("layer_time", "One profiled host layer's time per call (median × its profiled share).")
+def layer_time(context: Context, example: str, case: str, layer: HostLayer, *, runner: Runner = "cpu") -> str:
+    results = context.lookup(example, runner)
+    return format_time(results.case(case).measurement.median_s
+                       * quantities.metric_value(results, case, f"{layer}_fraction"))
+
+
+@directive("layer_share", "One profiled host layer's share of a case's time.")
+def layer_share(context: Context, example: str, case: str, layer: HostLayer, *, runner: Runner = "cpu") -> str:
+    return f"{quantities.metric_value(context.lookup(example, runner), case, f'{layer}_fraction'):.0%}"
+
+
+@directive("layer_cost", "One op layer's cost per op at a size: ``{{ layer_cost op_layers \"generated wrapper\" 1 }}``.")
+def layer_cost(context: Context, example: str, layer: str, elements: int = 1, *, runner: Runner = "cpu") -> str:
+    costs = op_layers.layer_costs(context.lookup(example, runner), elements)
+    if layer not in costs:
+        raise DirectiveError(f"no layer {layer!r}; known: {', '.join(costs)}")
+    return format_signed_time(costs[layer])
+
+
+@directive("entry_time", "An op entry point's median per op at a size (``kernel``: the kernel alone): "
+                         "``{{ entry_time op_layers tf.add 1 }}``.")
+def entry_time(context: Context, example: str, entry: str, elements: int = 1, *, runner: Runner = "cpu") -> str:
+    results = context.lookup(example, runner)
+    if entry == "kernel":
+        return format_time(op_layers.kernel_s(results, elements))
+    return format_time(op_layers.median(results, entry, elements))
+
+
+@directive("per_op", "Per-op dispatch cost: a mode's small-op loop time over its op count "
+                     "(``{{ per_op frameworks \"PyTorch eager\" }}``).")
+def per_op(context: Context, example: str, mode: str, *, runner: Runner = "cpu") -> str:
+    return format_time(dispatch.per_op_s(context.lookup(example, runner), mode))
+
+
+# ------------------------------------------------------------ fitted lines and the cost model
+
+
+@directive("fitted", "A fitted figure of a predict-ladder row: ``fixed`` cost per call, ``per_sample`` cost, "
+                     "or the ``break_even`` batch size where the two are equal.")
+def fitted(context: Context, example: str, part: str, row: str, figure: Literal["fixed", "per_sample", "break_even"],
+           *, runner: Runner = "cpu") -> str:
+    results = context.lookup(example, runner)
+    try:
+        fit = line_fit.row_fit(results, part, row)
+    except NotInResults:
+        if line_fit.measured_row(results, part, row):  # measured, at too few sizes to fit (a quick run)
+            return "not fitted (this run measured fewer than three batch sizes)"
+        if results.quick:  # a part a quick run leaves out (the CNN)
+            return NOT_IN_QUICK_RUN
+        raise
+    if figure == "fixed":
+        return tables.time_with_interval(fit.fixed_s)
+    if figure == "per_sample":
+        return tables.time_with_interval(fit.per_item_s)
+    return f"{fit.break_even_items:,.0f}"
+
+
+ModelFigure = Literal["fitted_worst", "fitted_median", "held_out_worst", "held_out_median", "split_elements",
+                      "break_even_10x10"]
+
+
+@directive("model_figure", "One figure of the cost model: how far it misses the points it was fitted to or the "
+                           "held-out ones, the size from which an op is split across threads, or its break-even "
+                           "op count on 10 × 10 tensors.")
+def model_figure(context: Context, figure: ModelFigure, *, runner: Runner = "cpu") -> str:
+    if runner not in context.models:
+        raise DirectiveError(f"no cost model for {runner!r}: it needs the op-count and tensor-size sweeps")
+    if figure == "split_elements":
+        return f"{cost_model.SPLIT_ELEMENTS:,}"
+    if figure == "break_even_10x10":  # the op-count sweep's tensors, for comparison with its own line fit
+        found = context.models[runner].break_even_ops(100)
+        return f"{found:.1f}" if found is not None else "none (graph mode never catches up)"
+    group, _, statistic = figure.rpartition("_")
+    predictions, _ = cost_model.validate(context.models[runner], context.results[runner])
+    found = cost_model.misses(predictions, held_out=group == "held_out")
+    if found is None:
+        raise DirectiveError(f"no {group.replace('_', '-')} points on {runner}")
+    return f"{getattr(found, statistic):.0%}"

@@ -1,0 +1,79 @@
+"""Links and the environment: sources at the measured versions, the example scripts, the machines and
+software behind every figure, and the speed simulator."""
+
+from __future__ import annotations
+
+from tfspeedlab.results.repo import examples_dir
+from tfspeedlab.results.schema import RUNNERS
+from tfspeedlab.site import listing as listings
+from tfspeedlab.site import quantities, tables, templating
+from tfspeedlab.site.directives.context import Context
+from tfspeedlab.site.directives.registry import directive
+from tfspeedlab.site.errors import DirectiveError
+from tfspeedlab.site.runners import machine_summary, not_measured, runner_tabs
+from tfspeedlab.site.simulator import PARAMS_URI, simulator_html
+
+
+def _measured_version(context: Context, package: str) -> str:
+    """The newest version of ``package`` any results file was measured with (the links show that code)."""
+    versions = sorted({r.environment[package] for by_example in context.results.values()
+                       for r in by_example.values() if r.environment.get(package)},
+                      key=lambda version: tuple(int(part) if part.isdigit() else 0 for part in version.split(".")))
+    if not versions:
+        raise DirectiveError(f"no results to take the {package} version from")
+    return versions[-1]
+
+
+@directive("tf_source", "A link to PATH in TensorFlow's sources at the version the results were measured with.")
+def tf_source(context: Context, path: str) -> str:
+    return f"https://github.com/tensorflow/tensorflow/blob/v{_measured_version(context, 'tensorflow')}/{path}"
+
+
+@directive("keras_source", "A link to PATH in Keras 3's sources at the measured version.")
+def keras_source(context: Context, path: str) -> str:
+    return f"https://github.com/keras-team/keras/blob/v{_measured_version(context, 'keras')}/{path}"
+
+
+@directive("tf_keras_source", "A link to PATH in the legacy Keras 2 (tf-keras) at the measured version.")
+def tf_keras_source(context: Context, path: str) -> str:
+    return f"https://github.com/keras-team/tf-keras/blob/v{_measured_version(context, 'tf_keras')}/{path}"
+
+
+@directive("listing", "The script ``examples/NAME.py`` in a collapsed box, read as a script: no notebook cell "
+                      "markers or ``%pip`` lines.")
+def listing(context: Context, example: str) -> str:
+    script = examples_dir() / f"{example}.py"
+    if not script.is_file():
+        raise DirectiveError(f"no example script {script}")
+    return listings.listing_markdown(script, f"examples/{example}.py")
+
+
+@directive("environment", "The environment of each runner's results: machine, versions, commit, freshness.")
+def environment(context: Context) -> str:
+    def body(runner: str) -> str:
+        found = context.results[runner]
+        if not found:
+            return not_measured(runner, "any example")
+        return tables.environment_table(list(found.values())) + "\n"
+
+    return runner_tabs(body)
+
+
+@directive("measured_on", "One box for the top of a page: the machines, TensorFlow versions and dates behind "
+                          "every figure.")
+def measured_on(context: Context) -> str:
+    summary = {}
+    for runner in RUNNERS:
+        found = list(context.results[runner].values())
+        machines = sorted({machine_summary(results.environment) for results in found})
+        dates = sorted(results.environment["utc_time"][:10] for results in found)
+        summary.update({runner: machines, f"{runner}_count": quantities.count(len(found), "example"),
+                        f"{runner}_versions": sorted({results.environment["tensorflow"] for results in found}),
+                        f"{runner}_dates": (dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}")
+                        if dates else ""})
+    return templating.render("measured_on.md.j2", runners=context.relative("runners.md"), **summary)
+
+
+@directive("simulator", "The speed simulator (HTML and its fitted parameters file).")
+def simulator(context: Context) -> str:
+    return simulator_html(context.relative_url(PARAMS_URI))

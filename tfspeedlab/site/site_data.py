@@ -1,0 +1,112 @@
+"""Everything a site build reads from a results tree, loaded and checked once per change of the tree.
+
+The MkDocs plugin (charts, the simulator's data) and the Markdown extension (the directives) both
+need the results, the release history, the committed diagnoses and the fitted cost models. They
+share one load: ``load`` keeps the last tree it read, keyed by every file's path, size and
+modification time, so a build reads it once and ``mkdocs serve`` reads it again only when a file
+under it changed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from tfspeedlab.analysis import cost_model
+from tfspeedlab.analysis.diagnosis_files import DiagnosisFileError
+from tfspeedlab.results.history import ReleaseResults, load_history
+from tfspeedlab.results.repo import REPO_ROOT, example_names, examples_dir
+from tfspeedlab.results.schema import RUNNERS, ResultsFile, ResultsFileError
+from tfspeedlab.results.store import load_runner
+from tfspeedlab.site import simulator
+from tfspeedlab.site.samples import Samples, load_samples
+
+# What a build reads when nothing names another tree (tests and readers set it to build from theirs).
+RESULTS_VARIABLE = "TFSPEEDLAB_RESULTS"
+
+
+class SiteDataError(Exception):
+    """A results tree a site cannot be built from: a malformed, misplaced or unknown file, named."""
+
+
+@dataclass(frozen=True)
+class SiteData:
+    results_root: Path
+    results: dict[str, dict[str, ResultsFile]]
+    known_examples: frozenset[str]
+    history: dict[str, list[ReleaseResults]]
+    diagnoses: dict[str, Samples]
+    models: dict[str, cost_model.CostModel]
+    # Which load of this process it is: what a page rendered from it may be remembered by.
+    generation: int = 0
+
+
+def results_root(configured: str | Path | None = None) -> Path:
+    """``$TFSPEEDLAB_RESULTS``, else the configured folder, else the repository's ``results/``."""
+    return Path(os.environ.get(RESULTS_VARIABLE) or configured or REPO_ROOT / "results")
+
+
+def fingerprint(root: Path) -> tuple:
+    """What identifies what a page's figures are made from without reading it: every file's path,
+    size and modification time under the results tree and the examples folder (a page lists the
+    example scripts)."""
+    return (str(root.resolve()), _entries(root), str(examples_dir().resolve()), _entries(examples_dir()))
+
+
+def _entries(folder: Path) -> tuple:
+    entries = []
+    if folder.is_dir():
+        for path in sorted(folder.rglob("*")):
+            try:
+                status = path.lstat()
+            except OSError:  # removed while listed (a run replacing a file)
+                continue
+            entries.append((str(path.relative_to(folder)), status.st_size, status.st_mtime_ns))
+    return tuple(entries)
+
+
+_last: tuple[tuple, SiteData] | None = None
+
+
+def load(root: Path) -> SiteData:
+    """The tree's data, loaded once per change of its files; ``SiteDataError`` names what is wrong."""
+    global _last
+    key = fingerprint(root)
+    if _last is not None and _last[0] == key:
+        return _last[1]
+    data = dataclasses.replace(_load(root), generation=(_last[1].generation + 1) if _last else 1)
+    _last = (key, data)
+    return data
+
+
+def _load(root: Path) -> SiteData:
+    known = example_names()
+    results: dict[str, dict[str, ResultsFile]] = {}
+    for runner in RUNNERS:
+        directory = root / runner
+        try:
+            # The same checks as `tfspeedlab merge`: each file fits the folder it sits in.
+            results[runner] = load_runner(directory, runner) if directory.is_dir() else {}
+        except ResultsFileError as error:
+            raise SiteDataError(f"cannot build from a malformed results file: {error}") from error
+        for example, found in results[runner].items():
+            if example not in known:
+                raise SiteDataError(f"{found.source}: no example {example!r} in {examples_dir()}; "
+                                    "remove the file, or add the example")
+    history = {}
+    for runner in RUNNERS:
+        try:
+            history[runner] = load_history(root, runner)
+        except ResultsFileError as error:
+            raise SiteDataError(f"cannot build from a malformed history file: {error}") from error
+        strays = sorted({example for item in history[runner] for example in item.results} - known)
+        if strays:
+            raise SiteDataError(f"the {runner} release history holds results of {strays[0]!r}, "
+                                f"which is no example in {examples_dir()}")
+    try:
+        diagnoses = {runner: load_samples(root, runner) for runner in RUNNERS}
+    except (DiagnosisFileError, ResultsFileError) as error:  # a malformed file, or one named outside [a-z0-9_]
+        raise SiteDataError(f"cannot build from a diagnosis file: {error}") from error
+    return SiteData(root, results, known, history, diagnoses, simulator.fitted_models(results))

@@ -1,0 +1,80 @@
+"""The check that a built page holds no directive left unrendered, whatever built it.
+
+A generator that ignores the Markdown extension (or a plugin that never ran) would publish
+``{{ median small_ops eager }}`` as text, and its build would pass. This reads the built HTML:
+any ``{{`` or ``}}`` outside code (``<code>``, ``<pre>``, ``<script>``, ``<style>``) — in text or
+in an attribute — fails it. Run over a whole built site::
+
+    python -m tfspeedlab.site.unrendered site/
+"""
+
+from __future__ import annotations
+
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+_CODE = frozenset({"code", "pre", "script", "style", "textarea"})
+_MARKS = ("{{", "}}")
+
+
+class _Finder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.inside_code = 0
+        self.found: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag in _CODE:
+            self.inside_code += 1
+        elif not self.inside_code:
+            for name, value in attrs:
+                if value and any(mark in value for mark in _MARKS):
+                    self._note(f"<{tag} {name}={value[:80]!r}>")
+
+    def handle_endtag(self, tag):
+        if tag in _CODE and self.inside_code:
+            self.inside_code -= 1
+
+    def handle_data(self, data):
+        if not self.inside_code and any(mark in data for mark in _MARKS):
+            at = min(data.find(mark) for mark in _MARKS if mark in data)
+            self._note(repr(data[max(0, at - 40):at + 80].strip()))
+
+    def _note(self, where: str) -> None:
+        if self.found is None:
+            self.found = where
+
+
+def first_unrendered(page_html: str) -> str | None:
+    """Where the page still holds ``{{``/``}}`` outside code, or None when it holds none."""
+    if not any(mark in page_html for mark in _MARKS):  # most pages: nothing to parse for
+        return None
+    finder = _Finder()
+    finder.feed(page_html)
+    finder.close()
+    return None if finder.found is None else f"an unrendered directive in the built page: {finder.found}"
+
+
+def check_site(site_dir: Path) -> list[str]:
+    """Every built page under ``site_dir`` that still holds a directive, with where."""
+    problems = []
+    for page in sorted(Path(site_dir).rglob("*.html")):
+        if (problem := first_unrendered(page.read_text(encoding="utf-8", errors="replace"))) is not None:
+            problems.append(f"{page.relative_to(site_dir)}: {problem}")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1 or not Path(args[0]).is_dir():
+        print("usage: python -m tfspeedlab.site.unrendered SITE_DIR", file=sys.stderr)
+        return 2
+    problems = check_site(Path(args[0]))
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
