@@ -37,7 +37,7 @@ def workload(quick=False):
             cases.append(tfspeedlab.Case(f"{mode} {size}", fn, (a,), params))
     return tfspeedlab.Workload(
         name="matmul",
-        title="Matrix multiply by size (Test 2)",
+        title="Matrix multiply by size",
         params={"dtype": "float32"},
         # A line per mode along the matrix size, each compared with eager.
         layout=tfspeedlab.Sweep(parameter="size", series="mode", baseline="eager"),

@@ -32,7 +32,7 @@ def workload(quick=False):
     }
     return tfspeedlab.Workload(
         name="small_ops",
-        title="Many small ops (Test 1)",
+        title="Many small ops",
         params={"steps": STEPS, "ops_per_call": 3 * STEPS, "shape": [10, 10]},
         cases=[
             # Six processes in a full run: the estimator experiment on "How to time

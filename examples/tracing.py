@@ -117,7 +117,7 @@ def workload(quick=False):
         ))
     return tfspeedlab.Workload(
         name="tracing",
-        title="Tracing and retracing (Test 4)",
+        title="Tracing and retracing",
         params={"calls_per_scenario": CALLS, "ops_per_call": 31},
         cases=cases,
         baseline="eager, no tf.function",

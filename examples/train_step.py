@@ -80,7 +80,7 @@ def workload(quick=False):
     cases.append(case("fit", fit, model, steps_per_call=BATCHES_PER_FIT))
     return tfspeedlab.Workload(
         name="train_step",
-        title="One training step (Test 3)",
+        title="One training step",
         params={"batch": 64, "layers": "Dense 20→64→1",
                 "optimizer": "SGD(0.01)",
                 "keras_jit_compile": bool(model.jit_compile)},

@@ -34,6 +34,17 @@ def workload(quick=False):
         tfspeedlab.Case("twice", setup=setup, process="c", rounds=2),
     ])
 '''
+NARROWED = '''
+# # Cases with parameters, for --only
+import time
+import tfspeedlab
+
+def workload(quick=False):
+    return tfspeedlab.Workload(name="narrowed", title="Narrowed", budget_s=0.05, baseline="slow · 1", cases=[
+        tfspeedlab.Case(f"{mode} · {size}", time.sleep, (0.001,), params={"mode": mode, "size": size}, rounds=2)
+        for mode in ("slow", "fast") for size in (1, 8)
+    ])
+'''
 SKIPPING = '''
 # # Needs an extra
 import tfspeedlab
@@ -67,7 +78,7 @@ def examples_dir(tmp_path):
     folder = tmp_path / "examples"
     folder.mkdir()
     for name, text in (("passing", PASSING_EXAMPLE), ("failing", FAILING), ("slow", SLOW_EXAMPLE), ("isolated", ISOLATED),
-                       ("skipping", SKIPPING), ("artifacts", ARTIFACTS)):
+                       ("skipping", SKIPPING), ("artifacts", ARTIFACTS), ("narrowed", NARROWED)):
         (folder / f"{name}.py").write_text(textwrap.dedent(text))
     return folder
 
@@ -102,6 +113,22 @@ def test_failing_example_is_recorded_and_the_rest_still_run(examples_dir, tmp_pa
     assert "Traceback" in failure["traceback"]
     assert not (out / "cpu" / "failing.json").exists()
     assert json.loads((out / "cpu" / "passing.json").read_text())["cases"][0]["label"] == "sleep"
+
+
+def test_only_narrows_an_example_to_the_cases_it_names_in_every_process(examples_dir, tmp_path):
+    out = tmp_path / "results"
+    completed = run_cli("--examples", str(examples_dir), "run", "narrowed", "--only", "size=1", "--runner", "cpu",
+                        "--out", str(out))
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    written = json.loads((out / "cpu" / "narrowed.json").read_text())
+    assert [case["label"] for case in written["cases"]] == ["slow · 1", "fast · 1"]
+    assert all(len(case["runs"]) == 2 for case in written["cases"])  # both processes were narrowed
+    assert written["params"]["only"] == {"size": "1"} and written["baseline"] == "slow · 1"
+    # Over the pages' own results it is refused: a narrowed file is no page's results.
+    refused = run_cli("--examples", str(examples_dir), "run", "narrowed", "--only", "size=1")
+    assert refused.returncode == 2 and "--only narrows an example" in refused.stderr
+    nothing = run_cli("--examples", str(examples_dir), "run", "narrowed", "--only", "size=3", "--out", str(out))
+    assert nothing.returncode == 1 and "no case has size=3" in nothing.stderr
 
 
 def test_gpu_runner_without_gpu_refuses_and_writes_nothing(examples_dir, tmp_path):

@@ -1,5 +1,6 @@
 """``tfspeedlab compare``: significant only when the interval says so; files and trees; clear errors."""
 
+import re
 import dataclasses
 
 import pytest
@@ -72,6 +73,11 @@ def test_the_command_prints_a_row_per_case_and_a_summary(tmp_path):
     assert completed.returncode == 0, completed.stderr
     assert "cpu/demo · graph" in completed.stdout and "slower" in completed.stdout
     assert "1 of 2 cases differ significantly" in completed.stdout
+    # One convention in the terminal too: every factor at least 1, with its word.
+    factors = [float(found) for found in re.findall(r"([\d.]+)×", completed.stdout)]
+    assert factors and all(factor >= 1 for factor in factors), completed.stdout
+    faster = run_cli("compare", str(new), str(old))
+    assert "faster [" in faster.stdout and "1.30× faster" in faster.stdout.replace("\u00a0", " ")
     broken = tmp_path / "broken.json"
     broken.write_text("{}")
     failed = run_cli("compare", str(old), str(broken))

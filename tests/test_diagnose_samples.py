@@ -3,7 +3,7 @@ full runs of the same functions say, on the same machine; they reach the page as
 printed them; a malformed or misnamed file stops the build, naming it."""
 
 import json
-import shutil
+from pathlib import Path
 
 import pytest
 
@@ -112,23 +112,33 @@ def test_a_diagnosis_that_disagrees_with_its_full_run_stops_the_build(tmp_path):
         directives.render("diagnosis_agreement", ["matmul", "demo", "eager", "graph", "graph"], context)
 
 
+def _copy_sample(name: str, root: Path, hour: int | None) -> None:
+    """The committed sample ``name`` under ``root``: as committed (``hour`` None), or as if saved in
+    one new sitting ``hour`` hours into 2027 (the same sitting twice is refused: it would pool a
+    process with itself)."""
+    data = json.loads((REPO / "results" / "cpu" / "diagnose" / f"{name}.json").read_text())
+    if hour is not None:
+        data["environment"]["utc_time"] = f"2027-01-01T{hour:02d}:00:00+00:00"
+        data["environment"].pop("sittings", None)
+        data["environment"].pop("sitting_runs", None)
+    write_json_atomic(root / "cpu" / "diagnose" / f"{name}.json", data)
+
+
 def test_pool_writes_nothing_when_results_files_disagree_beside_diagnoses_that_pool(tmp_path, capsys):
     # Pooling diagnoses must not hide a results file that cannot pool: the command stops, writing nothing.
     demo = synthetic_results()
     sides = {"a": demo, "b": ResultsFile(**{**demo.__dict__, "environment": {**demo.environment, "git_commit": "abc"}})}
-    for side, results in sides.items():
+    for hour, (side, results) in enumerate(sides.items()):
         write_json_atomic(tmp_path / side / "cpu" / "demo.json", to_dict(results))
-        shutil.copy(REPO / "results" / "cpu" / "diagnose" / "small_ops.json",
-                    (tmp_path / side / "cpu" / "diagnose").mkdir(parents=True) or tmp_path / side / "cpu" / "diagnose")
+        _copy_sample("small_ops", tmp_path / side, hour)
     assert main(["pool", str(tmp_path / "a"), str(tmp_path / "b"), "--into", str(tmp_path / "c")]) == 2
     assert "environment.git_commit differs" in capsys.readouterr().err
     assert not (tmp_path / "c").exists()
 
 
 def test_pool_joins_saved_diagnoses_when_no_results_file_sits_in_both(tmp_path, capsys):
-    for side in ("a", "b"):
-        (tmp_path / side / "cpu" / "diagnose").mkdir(parents=True)
-        shutil.copy(REPO / "results" / "cpu" / "diagnose" / "tracing.json", tmp_path / side / "cpu" / "diagnose")
+    _copy_sample("tracing", tmp_path / "a", None)
+    _copy_sample("tracing", tmp_path / "b", 0)
     assert main(["pool", str(tmp_path / "a"), str(tmp_path / "b"), "--into", str(tmp_path / "c")]) == 0
     pooled = load_samples(tmp_path / "c", "cpu").reports["tracing"]
     committed = COMMITTED.reports["tracing"]

@@ -52,6 +52,23 @@ def test_small_ops_modes_compute_the_same_thing():
         assert abs(output - outputs[0]).max() < 1e-5
 
 
+def test_the_input_pipelines_batched_map_computes_what_the_per_example_map_does():
+    """The standard remedy (batch, then one vectorised map) must feed the same batches as the
+    per-example map it replaces, or its speed-up would compare different work."""
+    import numpy as np
+    import tensorflow as tf
+
+    module = catalog.discover()["input_pipeline"].load()
+    X, y = module.make_data(2)
+    per_example = list(module.make_feed(tf, "map, TF ops", X, y)())
+    for feed in ("batch, then map (vectorised)", "batch, then map (vectorised) + cache + prefetch"):
+        batched = list(module.make_feed(tf, feed, X, y)())
+        assert len(batched) == len(per_example)
+        for (xa, ya), (xb, yb) in zip(per_example, batched):
+            np.testing.assert_allclose(xa.numpy(), xb.numpy(), rtol=1e-5, atol=1e-6)
+            np.testing.assert_array_equal(ya.numpy(), yb.numpy())
+
+
 def test_example_runs_as_a_plain_script_and_prints_its_table():
     completed = subprocess.run(
         [sys.executable, "examples/small_ops.py", "--quick"],

@@ -6,6 +6,8 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import urllib.parse
+from html.parser import HTMLParser
 
 import pytest
 
@@ -67,3 +69,50 @@ def test_a_build_that_skips_the_extension_fails_instead_of_publishing_a_bare_dir
     rendered = _tiny_site(tmp_path / "with", "- admonition\n- tfspeedlab.site.markdown_ext")
     assert rendered.returncode == 0, rendered.stderr[-3000:]
     assert "{{" not in (tmp_path / "with" / "site" / "index.html").read_text()
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if name in ("href", "src") and value:
+                self.found.append(value)
+
+
+@pytest.mark.slow
+def test_the_site_works_at_any_base_path(tmp_path):
+    """Built for another base path, no page links to an absolute path, and every relative link
+    lands on a file the build wrote (MkDocs' own 404 page is absolute by design, and left out)."""
+    root = tmp_path / "checkout"
+    root.mkdir()
+    for name in ("docs", "overrides", "notebooks", "snippets", "examples", "results", "tfspeedlab"):
+        (root / name).symlink_to(REPO / name)
+    config = (REPO / "mkdocs.yml").read_text().replace("site_url: https://tfspeedlab.github.io/tfspeedlab/",
+                                                      "site_url: https://example.org/another/path/")
+    assert "example.org/another/path" in config
+    (root / "mkdocs.yml").write_text(config)
+    site = tmp_path / "site"
+    completed = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)], cwd=root,
+                               capture_output=True, text=True, timeout=900,
+                               env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "TFSPEEDLAB_RESULTS": str(REPO / "results")})
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    absolute, broken = [], []
+    for page in sorted(site.rglob("*.html")):
+        if page.name == "404.html":
+            continue
+        parser = _Links()
+        parser.feed(page.read_text(encoding="utf-8"))
+        for link in parser.found:
+            if link.startswith(("http://", "https://", "mailto:", "data:", "#", "javascript:")):
+                continue
+            if link.startswith("/"):
+                absolute.append(f"{page.relative_to(site)}: {link}")
+                continue
+            target = (page.parent / urllib.parse.unquote(link.split("#")[0].split("?")[0])).resolve()
+            if link.split("#")[0] and not (target.exists() or (target / "index.html").exists()):
+                broken.append(f"{page.relative_to(site)}: {link}")
+    assert not absolute, absolute[:10]
+    assert not broken, broken[:10]

@@ -279,20 +279,22 @@ def test_ctrl_c_keeps_every_release_measured_before_it(tmp_path):
 # ---------------------------------------------------------------- reading, comparing and merging
 
 
-def _release_results(factor: float, utc: str = "2026-01-01T00:00:00+00:00") -> ResultsFile:
-    """A history file whose "graph" case takes ``factor`` times the base time (tight samples)."""
+def _release_results(factor: float, utc: str = "2026-01-01T00:00:00+00:00", release: str = "2.16") -> ResultsFile:
+    """A history file of ``release`` whose "graph" case takes ``factor`` times the base time (tight samples)."""
     base = synthetic_results(example="releases")
     samples = tuple(1e-3 * factor * (1 + 0.001 * i) for i in range(30))
     cases = (CaseResult("graph", {"mode": "graph", "workload": "ops"}, (Measurement(samples, 10, 0.05, "test"),
                                                                        Measurement(samples, 10, 0.05, "test"))),)
-    return ResultsFile("releases", "Releases", "cpu", False, {}, {**base.environment, "utc_time": utc}, cases,
+    environment = {**base.environment, "utc_time": utc, "tensorflow": f"{release}.0"}
+    return ResultsFile("releases", "Releases", "cpu", False, {}, environment, cases,
                        layout=Grid(rows="mode", columns="workload"))
 
 
-def _history_tree(root: Path, factors: dict[str, float]) -> Path:
+def _history_tree(root: Path, factors: dict[str, float], utc_time: str | None = None) -> Path:
     for name, factor in factors.items():
         folder = release_folder(root, "cpu", parse_selection(name)[0])
-        write_json_atomic(folder / "releases.json", to_dict(_release_results(factor)))
+        results = _release_results(factor, utc_time or "2026-01-01T00:00:00+00:00", name)
+        write_json_atomic(folder / "releases.json", to_dict(results))
         write_json_atomic(folder / ENVIRONMENT_RECORD, {"release": name, "tensorflow": f"{name}.0", "packages": []})
     return root
 
@@ -388,7 +390,7 @@ def test_pool_joins_two_sittings_of_the_same_code_and_refuses_others(tmp_path):
 
 def test_pool_trees_pool_history_files_with_their_environment(tmp_path):
     _history_tree(tmp_path / "a", {"2.15": 1.0, "2.16": 1.0})
-    _history_tree(tmp_path / "b", {"2.16": 1.0})
+    _history_tree(tmp_path / "b", {"2.16": 1.0}, "2026-01-01T01:00:00+00:00")
     assert main(["pool", str(tmp_path / "a"), str(tmp_path / "b"), "--into", str(tmp_path / "c")]) == 0
     [item] = load_history(tmp_path / "c", "cpu")
     assert item.release.name == "2.16" and len(item.results["releases"].case("graph").runs) == 4

@@ -82,7 +82,8 @@ def test_2_labels_titles_cpu_model_and_errors_reach_the_html_escaped(tmp_path):
                        "error": f"Boom: ``` {HOSTILE} `", "traceback": "", "utc_time": "2027-01-01T00:00:00+00:00"})
     context = directives.Context({"cpu": {"demo": results}, "gpu": {}}, root, None, "x.md")
     page = _html(directives.render("results", ["demo"], context))
-    assert "<img" not in page and "<script>" not in page
+    # The page's own chart is an <img>; the hostile one must only ever appear escaped.
+    assert HOSTILE not in page and "<script>" not in page and "&lt;img src=x" in page
 
 
 # 3. Symbolic links are never followed out of the results tree.

@@ -1,5 +1,6 @@
 """Split grids and the fixed-cost fit: a row of times over batch sizes split into per call and per sample."""
 
+from tfspeedlab.analysis.intervals import Estimate
 from dataclasses import replace
 
 import numpy as np
@@ -99,7 +100,7 @@ def test_the_split_grid_chart_has_a_panel_per_part_and_a_line_per_rung():
 def test_fixed_cost_table_and_memory_table_render_the_fits_and_the_growth(tmp_path):
     results = ladder()
     fixed = tables.fixed_cost_table(results)
-    assert "| MLP | predict | 40.0 ms \\[40.0 ms – " in fixed.replace("\u00a0", " ")
+    assert "| MLP | predict | 40.0 ms \\[40.0–" in fixed.replace("\u00a0", " ")
     memory = tables.memory_growth_table(results).replace("\u00a0", " ")
     assert "MLP: change over 1,000 calls" in memory
     assert "| predict | +4.00 KiB | +4.00 KiB |" in memory and "0 (no change)" in memory
@@ -147,7 +148,7 @@ def test_a_case_label_holding_an_equals_sign_is_an_argument_not_an_option(tmp_pa
 
 
 def test_a_fixed_cost_within_noise_of_zero_has_no_break_even_above_one():
-    fit = line_fit.RowFit("CNN", "TFLite", line_fit.Estimate(2e-7, -1e-5, 2.6e-5), line_fit.Estimate(2.6e-5, 2e-5, 3e-5),
+    fit = line_fit.RowFit("CNN", "TFLite", Estimate(2e-7, -1e-5, 2.6e-5), Estimate(2.6e-5, 2e-5, 3e-5),
                           break_even_items=0.008, worst_miss=0.2)
     assert tables._break_even(fit) == "under 1"
 

@@ -40,7 +40,11 @@ def nav_paths() -> list[str]:
     return paths
 
 
-PATHS = nav_paths()
+NAV_PATHS = nav_paths()
+# Every page of the site: the nav's, and each notebook's page (linked from its guide page, not the nav).
+PATHS = NAV_PATHS + [f"/notebooks/{notebook.stem}/" for notebook in sorted((REPO / "notebooks").glob("*.ipynb"))]
+# A nav a reader can take in: the guide's pages grouped by question, no second copy as notebooks.
+MAX_NAV_LINKS = 30
 def _cases():
     for width in (PHONE, LAPTOP):
         for path in PATHS:
@@ -189,14 +193,15 @@ def _open(page, url: str) -> None:
                            "document.querySelector('.tfsl-simulator').dataset.ready === 'yes'", timeout=20_000)
 
 
-def test_the_nav_is_every_page_of_the_site(browser, site_url):
-    """The pages visited below are the pages a reader can reach from the navigation."""
+def test_the_nav_is_every_guide_page_and_no_notebook(browser, site_url):
+    """The nav links every page of the guide once, and no notebook: each notebook is on its page."""
     page = browser.new_page()
     page.goto(site_url + "/")
     linked = page.evaluate(NAV_LINKS)
     page.close()
-    assert sorted(linked) == sorted(PATHS)
-    assert any(path.startswith("/notebooks/") for path in PATHS)
+    assert sorted(linked) == sorted(NAV_PATHS)
+    assert len(linked) <= MAX_NAV_LINKS
+    assert not any(path.startswith("/notebooks/") for path in linked)
 
 
 @pytest.mark.parametrize("width, path", list(_cases()))
@@ -234,3 +239,39 @@ def test_chart_text_is_readable_on_a_phone(windows, phone_charts, site_url):
     assert {name.split("#")[1] for name in charts_seen} == {"only-light", "only-dark"} and len(charts_seen) > 10
     assert too_small == []
     assert errors == []
+
+
+# The question pages: each opens with its answer and the code to change.
+QUESTION_PAGES = ("/tf1-vs-tf2/", "/predict-loop/", "/training-apis/", "/input-pipeline/", "/releases/", "/xla/",
+                  "/worth-it/", "/tracing/", "/training-step/", "/diagnose/")
+# Two screens of a 1280 × 800 laptop, and a phone's first screen and a bit.
+ANSWER_WITHIN_PX, PHONE_FIRST_LINK_WITHIN_PX = 1600, 900
+FIRST_CODE_TOP = """() => {
+  const blocks = [...document.querySelectorAll('article .highlight, article pre')]
+    .filter(block => block.getBoundingClientRect().height > 0);
+  return blocks.length ? blocks[0].getBoundingClientRect().top + window.scrollY : null;
+}"""
+
+
+@pytest.mark.parametrize("path", QUESTION_PAGES)
+def test_a_question_page_shows_the_answer_and_its_code_within_two_screens(browser, site_url, path):
+    page = browser.new_page(viewport={"width": LAPTOP, "height": 800})
+    _open(page, site_url + path)
+    top = page.evaluate(FIRST_CODE_TOP)
+    answer = page.evaluate("() => !!document.querySelector('article .admonition.success')")
+    page.close()
+    assert answer, f"{path} opens with no answer box"
+    assert top is not None and top <= ANSWER_WITHIN_PX, f"{path}: the first code block starts at {top} px"
+
+
+def test_the_home_page_links_the_tf1_question_within_a_phones_first_screen(browser, site_url):
+    page = browser.new_page(viewport={"width": PHONE, "height": 800})
+    _open(page, site_url + "/")
+    top = page.evaluate("""() => {
+      const link = [...document.querySelectorAll('article a[href]')].find(a => a.getAttribute('href').includes('tf1-vs-tf2'));
+      return link ? link.getBoundingClientRect().top + window.scrollY : null;
+    }""")
+    title = page.title()
+    page.close()
+    assert top is not None and top <= PHONE_FIRST_LINK_WITHIN_PX, top
+    assert "slow" in title.lower() and title.strip().lower() != "tfspeedlab"

@@ -14,23 +14,58 @@ from tfspeedlab.site import directives
 
 
 @pytest.mark.parametrize("found, expected", [
-    (Ratio(10.8, 9.78, 12.0), "10.8× [9.78–12.0×]"),
-    (Ratio(0.9, 0.8, 1.1), "0.900× [0.800–1.10×]"),
+    (Ratio(10.8, 9.78, 12.0), "10.8×\u00a0faster [9.78–12.0×]"),
+    # An interval that holds 1: no word but "no clear difference", and both ways from 1 as factors ≥ 1.
+    (Ratio(0.9, 0.8, 1.1), "no clear difference (1.25× slower to 1.10× faster)"),
     (Ratio(0.25, 0.2, 0.3), "4.00×\u00a0slower [3.33–5.00×]"),
     # Far below 1, with the whole interval below 1: the slow-down it is.
     (Ratio(1 / 32.3, 1 / 37.0, 1 / 28.6), "32.3×\u00a0slower [28.6–37.0×]"),
-    # Far below 1 but an interval reaching past 1: no word the interval does not support.
-    (Ratio(0.05, 0.01, 1.2), "0.050× [0.010–1.20×]"),
+    (Ratio(0.05, 0.01, 1.2), "no clear difference (100× slower to 1.20× faster)"),
 ])
-def test_a_speedup_far_below_one_reads_as_a_slowdown(found, expected):
+def test_a_comparison_reads_n_times_faster_or_slower_or_no_clear_difference(found, expected):
     assert wording.format_speedup(found) == expected
+
+
+def test_no_ratio_below_one_is_ever_written():
+    """One convention everywhere: every factor a comparison phrase writes is at least 1."""
+    import re
+
+    for low, high in ((0.2, 0.3), (0.8, 1.1), (1.02, 1.05), (3.0, 9.0), (0.001, 0.002)):
+        found = Ratio((low * high) ** 0.5, low, high)
+        for phrase in (wording.format_speedup(found), wording.format_change(found), wording.agreement(found),
+                       wording.format_time_ratio(found), wording.bare(found), wording.format_case_difference(found)):
+            factors = [float(value.replace(",", "")) for value in re.findall(r"([\d.,]+)×", phrase)]
+            assert all(factor >= 1 for factor in factors), phrase
+
+
+def test_one_process_gets_no_verdict_on_a_page():
+    assert wording.page_speedup(Ratio(3.0, 2.5, 3.5, processes=1)) == "one process: no verdict"
+    assert wording.page_speedup(Ratio(3.0, 2.5, 3.5, processes=3)).startswith("3.00×\u00a0faster")
+
+
+@pytest.mark.parametrize("found, marked", [
+    (Ratio(5.0, 4.0, 6.0), False),  # clear, and clear of the material threshold
+    (Ratio(1.0, 0.98, 1.02), True),  # no clear difference, which a re-measure could turn into a small one
+    (Ratio(1.05, 0.9, 1.2), True),  # could be none, could be one that matters
+    (Ratio(1.12, 1.05, 1.2), True),  # clear, but whether it matters is in doubt
+    (Ratio(0.5, 0.45, 0.55), False),
+])
+def test_a_noise_mark_only_where_the_verdict_is_in_doubt(found, marked):
+    assert bool(wording.doubt_mark(found)) is marked
 
 
 def test_a_time_ratio_far_below_one_reads_as_times_faster():
     assert wording.format_time_ratio(Ratio(1 / 540, 1 / 600, 1 / 500)) == "540×\u00a0faster"
-    assert wording.format_time_ratio(Ratio(1.08, 0.99, 1.2)) == "1.08×"  # the interval spans 1: no word
+    assert wording.format_time_ratio(Ratio(1.08, 0.99, 1.2)) == "no clear difference"  # the interval holds 1
     assert wording.format_time_ratio(Ratio(0.343, 0.33, 0.35)) == "2.92×\u00a0faster"
     assert wording.format_time_ratio(Ratio(1.5, 1.4, 1.6)) == "1.50×\u00a0slower"
+
+
+def test_a_difference_whose_interval_holds_zero_is_not_measurable():
+    from tfspeedlab.analysis.intervals import Estimate
+
+    assert wording.time_with_interval(Estimate(-7.1e-7, -2e-6, 5e-7)) == "not measurable here"
+    assert wording.time_with_interval(Estimate(3.53e-4, 3.3e-4, 3.8e-4)).replace("\u00a0", " ") == "353 µs [330–380 µs]"
 
 
 def test_each_median_is_in_its_own_unit():
@@ -38,7 +73,7 @@ def test_each_median_is_in_its_own_unit():
     results = synthetic_results()
     slow = CaseResult("slow", {}, Measurement((0.156864, 0.157, 0.1565), 1, 0.2, "test"))
     rows = summary.rows(replace(results, cases=(*results.cases, slow)))
-    medians = {row.case: row.median for row in rows}
+    medians = {row.case: row.per_call for row in rows}
     assert medians["slow"].startswith("157") and medians["slow"].endswith("ms")
     assert all(len(median.split("\u00a0")[0].split()[0].replace(".", "")) <= 4 for median in medians.values())
 
@@ -77,9 +112,11 @@ def test_a_comparison_asked_either_way_round_gives_one_answer():
 
 
 def test_factor_reads_a_speedup_or_a_slowdown_with_its_interval(tmp_path):
-    results = synthetic_results()
+    from test_directives import runs_results
+
+    results = replace(runs_results(eager=10e-3, graph=1e-3), example="demo")
     found = context(tmp_path, results)
     faster = directives.render("factor", ["demo", "eager", "graph"], found)
     slower = directives.render("factor", ["demo", "graph", "eager"], found)
-    assert "slower" not in faster and faster.endswith("×]")
+    assert faster.startswith(tuple("0123456789")) and "\u00a0faster [" in faster and faster.endswith("×]")
     assert "\u00a0slower [" in slower

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from tfspeedlab.analysis.compare import CompareError, compare
-from tfspeedlab.analysis.wording import format_interval
+from tfspeedlab.analysis.wording import format_change
 from tfspeedlab.run import environments
 from tfspeedlab.spec.releases import UnknownReleaseError, parse_selection
 from tfspeedlab.run.history import HistoryInterrupted, HistoryOptions, run_history
@@ -24,9 +24,9 @@ from tfspeedlab.results import artifacts
 from tfspeedlab.run import catalog, diagnose_command, launch, machine, supervisor
 from tfspeedlab.run.machine import RUNNER_CHOICES, hide_gpus_for
 from tfspeedlab.analysis.summary import text_columns
-from tfspeedlab.run.exits import EXIT_INTERRUPTED, EXIT_NO_GPU, EXIT_USAGE, UsageError
+from tfspeedlab.run.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NO_GPU, EXIT_USAGE, UsageError
 from tfspeedlab.run.worker import terminate_as_interrupt
-from tfspeedlab.units import format_ratio, format_time
+from tfspeedlab.units import format_time
 
 # What `tfspeedlab history` runs when no example is named: the moving parts, a few minutes a release.
 HISTORY_EXAMPLES = ("releases",)
@@ -39,12 +39,36 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
-        return options.handler(options)
+        code = options.handler(options)
+        sys.stdout.flush()  # a full disk or a closed pipe shows here, not at exit as a traceback
+        return code
     except UsageError as error:  # every command's bad input, said once, in one line
         if error.details:
             print(error.details.rstrip(), file=sys.stderr)
-        print(f"tfspeedlab: error: {error}", file=sys.stderr)
+        _say_error(str(error))
         return EXIT_USAGE
+    except OSError as error:
+        if error.filename is not None:
+            raise  # a file of ours: a bug to see whole, not an output that failed
+        # The output could not be written: a full disk, or a reader that went away (`| head`).
+        _drop_stdout()
+        _say_error(f"cannot write the output: {error.strerror or error}")
+        return EXIT_FAILED
+
+
+def _say_error(message: str) -> None:
+    """Every command's one line of error, in one form."""
+    print(f"tfspeedlab: error: {message}", file=sys.stderr)
+
+
+def _drop_stdout() -> None:
+    """Point standard output at /dev/null, so that Python's flush at exit finds nothing to fail on."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real file behind sys.stdout (a test's capture): nothing to drop
+        pass
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -69,6 +93,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--cold-start", action="store_true",
                      help="start every process from a fresh interpreter in a quick run too (a full run always "
                           "does; a quick one forks them from a process that has imported TensorFlow once)")
+    run.add_argument("--only", action="append", default=[], metavar="PARAM=VALUE", type=_only,
+                     help="time only the cases whose parameter PARAM reads VALUE (repeatable; e.g. batch=1): for "
+                          "re-measuring part of an example, so it needs --out (a narrowed file is no page's results)")
     run.add_argument("--jobs", type=_positive, metavar="N",
                      help="a quick run's examples run N at a time (default: one per core, at most two); "
                           "a full run, or a quick one with --cold-start, runs one at a time")
@@ -110,8 +137,9 @@ def _parser() -> argparse.ArgumentParser:
     diagnosis.add_argument("--batch", type=_positive, metavar="N",
                            help="for a Keras model file: the batch size to measure at (default: 32)")
     diagnosis.add_argument("--budget", type=float, default=10.0, metavar="SECONDS",
-                           help="time the whole diagnosis may take, first calls (tracing, compiling) "
-                                "excepted (default: 10)")
+                           help="time the whole diagnosis may take, from the first call of the function to "
+                                "the report (importing TensorFlow and your module come before it); a budget "
+                                "too small for the least a diagnosis does is refused (default: 10)")
     diagnosis.add_argument("--processes", type=_positive, default=1, metavar="N",
                            help="diagnose a function in N fresh processes, one after another, and pool them: "
                                 "the intervals then cover how far a fresh process moves (default: 1)")
@@ -155,6 +183,13 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("new", type=Path, metavar="NEW", help="the same, for the run to compare with OLD")
     compare.set_defaults(handler=_compare)
     return parser
+
+
+def _only(text: str) -> str:
+    name, equals, value = text.partition("=")
+    if not equals or not name.isidentifier() or not value:
+        raise argparse.ArgumentTypeError(f"must be PARAM=VALUE, got {text!r}")
+    return text
 
 
 def _positive(text: str) -> int:
@@ -258,11 +293,10 @@ def _compare(options: argparse.Namespace) -> int:
         changes = compare(options.old, options.new)
     except (CompareError, ResultsFileError) as error:
         raise UsageError(str(error)) from None
-    rows = [("Case", "Old", "New", "New ÷ old [95% interval]", "Verdict")]
+    rows = [("Case", "Old", "New", "New against old [95% interval]")]
     for change in changes:
         rows.append((f"{change.runner}/{change.example} · {change.case}", format_time(change.old_s),
-                     format_time(change.new_s), f"{format_ratio(change.change.value)} [{format_interval(change.change)}]",
-                     change.verdict))
+                     format_time(change.new_s), format_change(change.change)))
     print(text_columns(rows))
     significant = sum(change.significant for change in changes)
     print(f"\n{significant} of {len(changes)} cases differ significantly "
@@ -278,6 +312,9 @@ def _run(options: argparse.Namespace) -> int:
     if not scripts:
         raise UsageError("no examples found")
     _check_writable(options.out)
+    if options.only and options.out == Path("results"):
+        raise UsageError("--only narrows an example to some of its cases: write it elsewhere with --out, not over "
+                         "the results the pages are built from")
     if options.jobs and options.jobs > 1 and not options.quick:
         raise UsageError("--jobs is for quick runs: a full run times one example at a time, "
                          "on cores nothing else is using")
@@ -351,6 +388,7 @@ def _worker_argv(script: catalog.ExampleScript, options: argparse.Namespace) -> 
         command.append("--quick")
     if options.processes:
         command += ["--processes", str(options.processes)]
+    command += [f"--only={item}" for item in options.only]
     return command
 
 

@@ -47,11 +47,6 @@ def format_ratio(ratio: float) -> str:
     return f"{format_significant(ratio, 3)}×"
 
 
-def format_signed_time(seconds: float) -> str:
-    """A time difference that may come out negative: ``−120 ns``."""
-    return ("−" + format_time(-seconds)) if seconds < 0 else format_time(seconds)
-
-
 def format_bytes(count: float) -> str:
     """Binary units, three significant figures: ``763 MiB``."""
     for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):

@@ -75,4 +75,6 @@ def compare(old: Path, new: Path) -> list[CaseChange]:
             change = intervals.ratio(new_case, old_case)
             changes.append(CaseChange(new_results.runner, new_results.example, label,
                                       intervals.estimate_s(old_case), intervals.estimate_s(new_case), change))
+    if not changes:
+        raise CompareError(f"{old} and {new} have no case in common: nothing to compare")
     return changes

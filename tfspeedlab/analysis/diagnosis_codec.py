@@ -9,6 +9,7 @@ file and the field.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -112,9 +113,21 @@ def _split_from_json(reader: FieldReader, split: dict[str, Any], prefix: str) ->
 def _placement_from_json(reader: FieldReader, placement: dict[str, Any], prefix: str) -> Placement:
     return Placement(reader.get(placement, "runner", str, prefix), reader.get(placement, "fitted_on", str, prefix),
                      reader.get(placement, "ops", int, prefix), reader.get(placement, "elements", int, prefix),
-                     _values(reader, placement, "predicted_s", NUMBER, prefix, float),
-                     _values(reader, placement, "band", NUMBER, prefix, float),
+                     _per_mode(reader, placement, "predicted_s", prefix), _per_mode(reader, placement, "band", prefix),
                      reader.get(placement, "extrapolated", bool, prefix))
+
+
+def _per_mode(reader: FieldReader, mapping: dict[str, Any], name: str, prefix: str) -> dict[str, float]:
+    """A JSON object of positive finite numbers keyed by the three modes' names (a page divides by them)."""
+    found = _values(reader, mapping, name, NUMBER, prefix, float)
+    unknown = sorted(set(found) - set(MODES))
+    if unknown:
+        reader.require(False, f"{prefix}{name}", f"names {unknown[0]!r}, which is no mode; the modes are "
+                                                 f"{', '.join(MODES)}")
+    for mode, value in found.items():
+        reader.require(math.isfinite(value) and value > 0, f"{prefix}{name}.{mode}",
+                       f"is {value!r}; it must be a positive, finite number of seconds")
+    return found
 
 
 def _values(reader: FieldReader, mapping: dict[str, Any], name: str, types: Any, prefix: str = "",

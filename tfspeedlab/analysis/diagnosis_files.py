@@ -42,7 +42,31 @@ def load(path: Path) -> SavedDiagnosis:
     environment = data.get("environment")
     if not isinstance(environment, dict) or not ENVIRONMENT_FIELDS <= environment.keys():
         raise DiagnosisFileError(f"{path}: no environment record (save it with tfspeedlab diagnose --save)")
+    _check_environment(path, environment)
     return SavedDiagnosis(diagnosis, environment)
+
+
+def _check_environment(path: Path, environment: Mapping[str, Any]) -> None:
+    """The fields a page shows, of the types the environment table reads (else DiagnosisFileError)."""
+    gpus = environment["gpus"]
+    if not isinstance(gpus, list) or not all(isinstance(gpu, dict) for gpu in gpus):
+        raise DiagnosisFileError(f"{path}: environment.gpus must be a list of GPU records (objects), "
+                                 f"found {json_kind(gpus)}")
+    for name in ("cpu_model", "tensorflow", "utc_time"):
+        if not isinstance(environment[name], str):
+            raise DiagnosisFileError(f"{path}: environment.{name} must be a string, found {json_kind(environment[name])}")
+    cores = environment["logical_cores"]
+    if not isinstance(cores, int) or isinstance(cores, bool) or cores < 1:
+        raise DiagnosisFileError(f"{path}: environment.logical_cores must be a whole number of at least 1, "
+                                 f"found {cores!r}"[:300])
+
+
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in a few words (a list of strings, an object …), for an error."""
+    if isinstance(value, list):
+        kinds = sorted({type(item).__name__ for item in value})
+        return f"a list of {', '.join(kinds)}" if kinds else "an empty list"
+    return f"a {type(value).__name__}"
 
 
 def sample_files(root: Path, runner: str) -> list[Path]:

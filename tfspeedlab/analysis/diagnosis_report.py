@@ -39,16 +39,26 @@ def text_report(diagnosis: Diagnosis) -> str:
     return "\n\n".join(sections)
 
 
+# The longest error a table cell holds before the table would outgrow WIDTH.
+ERROR_IN_CELL = 24
+
+
 def _wrapped(lines) -> str:
     return "\n".join(textwrap.fill(line, WIDTH, subsequent_indent="  ", break_on_hyphens=False) for line in lines)
 
 
 def _modes_table(diagnosis: Diagnosis) -> str:
     rows = [("Mode", "Per call (p10)", "Speed-up vs eager [95%]", "First call", "Pays off")]
+    # An error too long for a cell (XLA's name whole ops) goes below the table, wrapped.
+    below = []
     for mode in MODES:
         result = diagnosis.modes[mode]
         if result.measurement is None:
-            rows.append((mode, f"could not run: {result.error}", "", "", ""))
+            if len(result.error or "") <= ERROR_IN_CELL:
+                rows.append((mode, f"could not run: {result.error}", "", "", ""))
+            else:
+                rows.append((mode, "could not run (below)", "", "", ""))
+                below.append(f"{mode} could not run: {result.error}")
             continue
         speedup = diagnosis.speedups.get(mode)
         calls = diagnosis.break_even_calls.get(mode)
@@ -57,7 +67,7 @@ def _modes_table(diagnosis: Diagnosis) -> str:
                      # "never": not clearly faster per call, so its costlier first call is not paid back.
                      "—" if mode == "eager" else "never" if calls is None else f"{calls:,.0f} calls"))
     return text_columns(rows) + "\n" + _wrapped(["(p10: the 10th percentile of all timed blocks, the "
-                                                 "guide's estimator; the speed-ups divide it)"])
+                                                 "guide's estimator; the speed-ups divide it)", *below])
 
 
 def _findings(diagnosis: Diagnosis) -> list[str]:
@@ -80,9 +90,8 @@ def _findings(diagnosis: Diagnosis) -> list[str]:
             traces.append(f"{probe.python_number_traces} more for two other Python numbers")
         lines.append(f"Traces: {', '.join(traces)}")
     if diagnosis.budget_s is not None and diagnosis.elapsed_s is not None and diagnosis.tracing_s is not None:
-        lines.append(f"Time spent: {diagnosis.elapsed_s:.1f} s, of which {diagnosis.tracing_s:.1f} s tracing and "
-                     f"compiling and {diagnosis.elapsed_s - diagnosis.tracing_s:.1f} s against the "
-                     f"{diagnosis.budget_s:g} s budget")
+        lines.append(f"Time spent: {diagnosis.elapsed_s:.1f} s of the {diagnosis.budget_s:g} s budget "
+                     f"({diagnosis.tracing_s:.1f} s of it tracing and compiling)")
     return lines
 
 

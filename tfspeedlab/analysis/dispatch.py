@@ -25,12 +25,12 @@ def per_op_layout(results: ResultsFile) -> PerOp:
 
 
 def per_op_s(results: ResultsFile, mode: str) -> float:
-    """A mode's median on the small-op loop divided by the loop's op count: the cost of one op."""
+    """A mode's time per call on the small-op loop divided by the loop's op count: the cost of one op."""
     per_op = per_op_layout(results)
     case = pivot(results).cells.get((mode, per_op.column))
     if case is None:
         raise NotInResults(f"{results.example} has no case of mode {mode!r} in column {per_op.column!r}")
-    return case.measurement.median_s / per_op.ops
+    return case.measurement.per_call_s / per_op.ops
 
 
 def dispatch_rows(results: ResultsFile) -> list[DispatchRow]:
@@ -40,7 +40,7 @@ def dispatch_rows(results: ResultsFile) -> list[DispatchRow]:
     for mode in grid.row_values:
         loop, step = grid.cells.get((mode, per_op.column)), grid.cells.get((mode, per_op.step_column))
         if loop is not None and step is not None:
-            rows.append(DispatchRow(mode, loop.measurement.median_s / per_op.ops, step.measurement.median_s,
+            rows.append(DispatchRow(mode, loop.measurement.per_call_s / per_op.ops, step.measurement.per_call_s,
                                     bool(loop.params[per_op.op_by_op])))
     return rows
 

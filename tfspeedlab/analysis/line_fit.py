@@ -23,18 +23,11 @@ RESAMPLES = 1000
 
 
 @dataclass(frozen=True)
-class Estimate:
-    value: float
-    low: float
-    high: float
-
-
-@dataclass(frozen=True)
 class RowFit:
     part: Any  # the split value (a model), None for an unsplit grid
     row: Any  # the rung
-    fixed_s: Estimate  # seconds per call, whatever n is
-    per_item_s: Estimate  # seconds per item
+    fixed_s: intervals.Estimate  # seconds per call, whatever n is
+    per_item_s: intervals.Estimate  # seconds per item
     # Where the two are equal: below it the fixed cost is most of a call.
     break_even_items: float
     worst_miss: float  # the largest relative miss of the fit at a measured point
@@ -54,12 +47,6 @@ def fit_line(n: np.ndarray, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (r0 * s11 - r1 * s01) / determinant, (s00 * r1 - s01 * r0) / determinant
 
 
-def _estimate(point: float, resamples: np.ndarray) -> Estimate:
-    tail = (1 - intervals.CONFIDENCE) / 2 * 100
-    low, high = np.percentile(resamples, [tail, 100 - tail])
-    return Estimate(float(point), float(low), float(high))
-
-
 def row_fits(results: ResultsFile) -> list[RowFit]:
     """One fit per row of every part, over the row's numeric columns (at least three)."""
     fits = []
@@ -69,15 +56,15 @@ def row_fits(results: ResultsFile) -> list[RowFit]:
             if len(points) < 3:
                 continue
             n = np.array([float(column) for column, _ in points])
-            best = np.array([intervals.estimate_s(case) for _, case in points])
+            best = np.array([case.measurement.per_call_s for _, case in points])
             resampled = np.stack([intervals.resampled_estimates(case, RESAMPLES) for _, case in points], axis=1)
             (fixed,), (per_item,) = fit_line(n, best)
             fixed_resamples, per_item_resamples = fit_line(n, resampled.T)
             predicted = fixed + per_item * n
             fits.append(RowFit(
                 part=grid.part, row=row,
-                fixed_s=_estimate(fixed, fixed_resamples),
-                per_item_s=_estimate(per_item, per_item_resamples),
+                fixed_s=intervals.estimate_of(fixed, fixed_resamples),
+                per_item_s=intervals.estimate_of(per_item, per_item_resamples),
                 break_even_items=float(fixed / per_item) if per_item > 0 else float("inf"),
                 worst_miss=float(np.max(np.abs(predicted - best) / best)),
             ))

@@ -1,4 +1,4 @@
-"""What each layer of an eager op costs, from the op_layers results: differences of medians.
+"""What each layer of an eager op costs, from the op_layers results: differences of times per call.
 
 The entry points nest (the example names them in its ``OpLayers`` layout):
 ``tf.add``, ``x + y`` and ``tf.raw_ops.AddV2`` each end in the generated
@@ -13,14 +13,19 @@ cost spread over the chain. So, per tensor size:
 * generated wrapper = ``gen_math_ops.add_v2`` − fast path;
 * each top entry point's own layer = its time − ``gen_math_ops.add_v2``.
 
-A difference can come out slightly negative when two layers cost the same
-and noise decides the sign; tables show it signed, charts draw it as zero.
+Each difference comes with its 95% interval: the same difference on every hierarchical resample
+of the cases it subtracts. One whose interval holds zero is not measurable on this run (two
+layers that cost the same, or noise larger than the layer), never a negative cost; charts draw it
+as zero.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
+from tfspeedlab.analysis import intervals
 from tfspeedlab.results.schema import CaseResult, NotInResults, ResultsFile
 from tfspeedlab.spec.layout import OpLayers
 
@@ -30,12 +35,12 @@ STACK = ("kernel", "C++ eager runtime", "generated wrapper", "API layer")
 
 @dataclass(frozen=True)
 class EntryCost:
-    """One entry point at one size: its median per op, split into the layers below it."""
+    """One entry point at one size: its time per op, split into the layers below it."""
 
     entry: str
     elements: int
     total_s: float
-    layers_s: dict[str, float]
+    layers_s: dict[str, intervals.Estimate]
     # The measured case behind the total (for the kernel: the graph chain).
     source: CaseResult
 
@@ -59,25 +64,41 @@ def case(results: ResultsFile, entry: str, elements: int) -> CaseResult:
     raise NotInResults(f"{results.example} has no case for entry {entry!r} at {elements} elements")
 
 
-def median(results: ResultsFile, entry: str, elements: int) -> float:
-    return case(results, entry, elements).measurement.median_s
+def per_call_s(results: ResultsFile, entry: str, elements: int) -> float:
+    """An entry point's time per op at one size."""
+    return case(results, entry, elements).measurement.per_call_s
+
+
+def _resampled(results: ResultsFile, entry: str, elements: int) -> np.ndarray:
+    return intervals.resampled_estimates(case(results, entry, elements))
+
+
+def _kernel(results: ResultsFile, elements: int) -> tuple[float, np.ndarray]:
+    roles = stack(results)
+    length = case(results, roles.kernel, elements).params[roles.chain]
+    point = per_call_s(results, roles.kernel, elements) - per_call_s(results, roles.empty_call, elements) / length
+    resampled = _resampled(results, roles.kernel, elements) - _resampled(results, roles.empty_call, elements) / length
+    return point, resampled
 
 
 def kernel_s(results: ResultsFile, elements: int) -> float:
-    roles = stack(results)
-    chain = case(results, roles.kernel, elements)
-    return chain.measurement.median_s - median(results, roles.empty_call, elements) / chain.params[roles.chain]
+    return _kernel(results, elements)[0]
 
 
-def layer_costs(results: ResultsFile, elements: int) -> dict[str, float]:
-    """Seconds per op of each layer at one size (keys: STACK, API layer per top entry)."""
+def layer_costs(results: ResultsFile, elements: int) -> dict[str, intervals.Estimate]:
+    """Seconds per op of each layer at one size, with intervals (keys: STACK, API layer per top entry)."""
     roles = stack(results)
-    kernel = kernel_s(results, elements)
-    fast = median(results, roles.fast_path, elements)
-    wrapper = median(results, roles.wrapper, elements)
-    costs = {"kernel": kernel, "C++ eager runtime": fast - kernel, "generated wrapper": wrapper - fast}
+    kernel = _kernel(results, elements)
+    fast = (per_call_s(results, roles.fast_path, elements), _resampled(results, roles.fast_path, elements))
+    wrapper = (per_call_s(results, roles.wrapper, elements), _resampled(results, roles.wrapper, elements))
+
+    def difference(upper, lower) -> intervals.Estimate:
+        return intervals.estimate_of(upper[0] - lower[0], upper[1] - lower[1])
+
+    costs = {"kernel": intervals.estimate_of(*kernel), "C++ eager runtime": difference(fast, kernel),
+             "generated wrapper": difference(wrapper, fast)}
     for top in roles.top_entries:
-        costs[top] = median(results, top, elements) - wrapper
+        costs[top] = difference((per_call_s(results, top, elements), _resampled(results, top, elements)), wrapper)
     return costs
 
 
@@ -87,13 +108,13 @@ def entries(results: ResultsFile, elements: int) -> list[EntryCost]:
     costs = layer_costs(results, elements)
     base = {layer: costs[layer] for layer in STACK[:3]}
 
-    def entry_cost(entry: str, layers: dict[str, float]) -> EntryCost:
+    def entry_cost(entry: str, layers: dict[str, intervals.Estimate]) -> EntryCost:
         measured = case(results, entry, elements)
-        return EntryCost(entry, elements, measured.measurement.median_s, layers, measured)
+        return EntryCost(entry, elements, measured.measurement.per_call_s, layers, measured)
 
     rows = [entry_cost(top, {**base, "API layer": costs[top]}) for top in roles.top_entries]
     rows.append(entry_cost(roles.wrapper, base))
     rows.append(entry_cost(roles.fast_path, {layer: base[layer] for layer in STACK[:2]}))
-    rows.append(EntryCost(f"kernel ({roles.kernel})", elements, costs["kernel"], {"kernel": costs["kernel"]},
+    rows.append(EntryCost(f"kernel ({roles.kernel})", elements, costs["kernel"].value, {"kernel": costs["kernel"]},
                           case(results, roles.kernel, elements)))
     return rows

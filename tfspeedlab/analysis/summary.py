@@ -1,30 +1,35 @@
-"""The per-case summary of a results file, one row per case: the terminal's table and the page's."""
+"""The per-case summary of a results file, one row per case: the terminal's table and the page's.
+
+The time a row leads with is the one its speed-up divides: the guide's estimator (the 10th
+percentile of all blocks, ``intervals.estimate_s``), so that two rows' times divide to the speed-up
+beside them. The median and the spread follow, for what a typical call costs and how far calls
+scatter.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from tfspeedlab.analysis import intervals
+from tfspeedlab.analysis.wording import BASELINE_CELL, doubt_mark, page_speedup
 from tfspeedlab.results.schema import ResultsFile
-from tfspeedlab.results.timing import Timing
-from tfspeedlab.analysis.wording import BASELINE_CELL, format_speedup
 from tfspeedlab.units import format_time
 
-COLUMNS = ("Case", "Median per call", "Spread (IQR)", "First call", "Speed-up (95% interval)", "Calls × blocks")
+COLUMNS = ("Case", "Per call", "Speed-up (95% interval)", "First call", "Median · spread", "Calls × blocks")
 
 
 @dataclass(frozen=True)
 class Row:
     case: str
-    median: str
-    iqr: str
-    first_call: str
+    per_call: str
     speedup: str
+    first_call: str
+    median: str
     sampling: str
-    noisy: bool
+    in_doubt: bool  # the speed-up's verdict could change with noise (wording.in_doubt)
 
     def cells(self) -> tuple[str, ...]:
-        return (self.case, self.median, self.iqr, self.first_call, self.speedup, self.sampling)
+        return (self.case, self.per_call, self.speedup, self.first_call, self.median, self.sampling)
 
 
 def rows(results: ResultsFile) -> list[Row]:
@@ -33,35 +38,23 @@ def rows(results: ResultsFile) -> list[Row]:
     built = []
     for case in results.cases:
         m = case.measurement
-        speedup = "—"
+        speedup, doubtful = "—", False
         if results.baseline is not None:
             if case.label == results.baseline:
                 speedup = BASELINE_CELL
             else:
-                speedup = format_speedup(intervals.speedup(results, results.baseline, case.label))
+                found = intervals.speedup(results, results.baseline, case.label)
+                speedup, doubtful = page_speedup(found) + doubt_mark(found), bool(doubt_mark(found))
         built.append(Row(
             case=case.label,
-            median=format_time(m.median_s) + noisy_mark(m),
-            iqr=f"{m.relative_iqr:.1%}",
-            first_call=format_time(m.first_call_s),
+            per_call=format_time(intervals.estimate_s(case)),
             speedup=speedup,
+            first_call=format_time(m.first_call_s),
+            median=f"{format_time(m.median_s)} · {m.spread:.0%}",
             sampling=f"{m.calls_per_block} × {m.blocks}",
-            noisy=m.noisy,
+            in_doubt=doubtful,
         ))
     return built
-
-
-def noisy_mark(measurement: Timing) -> str:
-    """`` (! 12%)`` after a noisy median: its spread within a process (IQR), or between processes, is a
-    large share of it.
-
-    Non-breaking spaces: the mark must not wrap away from its figure.
-    """
-    return f"\u00a0(!\u00a0{measurement.spread:.0%})" if measurement.noisy else ""
-
-
-def any_noisy(results: ResultsFile) -> bool:
-    return any(case.measurement.noisy for case in results.cases)
 
 
 def text_columns(table: list[tuple[str, ...]]) -> str:

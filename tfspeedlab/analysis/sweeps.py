@@ -1,7 +1,9 @@
 """Quantities derived from results files: fits, break-evens, crossovers, paybacks.
 
-Everything here is computed from measured medians when the site is built, so
-a page that states a break-even states the one its results file implies.
+Everything here is computed from each case's time per call (``Timing.per_call_s``, the time every
+speed-up divides) when the site is built, so a page that states a break-even states the one its
+results file implies; fitted costs and break-evens carry intervals from the same fit on every
+hierarchical resample of the points.
 """
 
 from __future__ import annotations
@@ -9,15 +11,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from tfspeedlab.analysis import intervals
-from tfspeedlab.measure.measurement import Measurement
+import numpy as np
+
+from tfspeedlab.analysis import intervals, line_fit
+from tfspeedlab.analysis.wording import MATERIAL_SPEEDUP
 from tfspeedlab.results.schema import NotInResults, ResultsFile
 from tfspeedlab.results.timing import Timing
 from tfspeedlab.spec.layout import Sweep
 
-# A gain below this is within what the spread of a 2-core runner can produce;
-# the size sweep reports where graph mode's gain falls under it.
-NEGLIGIBLE_GAIN = 0.10
+# A gain below the guide's material threshold is within what the spread of a 2-core runner can
+# produce; the size sweep reports where graph mode's gain falls under it.
+NEGLIGIBLE_GAIN = MATERIAL_SPEEDUP - 1
 
 
 @dataclass(frozen=True)
@@ -38,27 +42,15 @@ def fit_line(xs: list[float], ys: list[float]) -> LinearFit:
     largest points and leave the intercept, the fixed call cost, to chance)."""
     if len(xs) < 2:
         raise ValueError("a line needs at least two points")
-    weights = [1.0 / (y * y) for y in ys]
-    sw = sum(weights)
-    sx = sum(w * x for w, x in zip(weights, xs))
-    sy = sum(w * y for w, y in zip(weights, ys))
-    sxx = sum(w * x * x for w, x in zip(weights, xs))
-    sxy = sum(w * x * y for w, x, y in zip(weights, xs, ys))
-    slope = (sw * sxy - sx * sy) / (sw * sxx - sx * sx)
-    intercept = (sy - slope * sx) / sw
-    fit = LinearFit(intercept, slope, 0.0)
+    (intercept,), (slope,) = line_fit.fit_line(np.asarray(xs, dtype=float), np.asarray(ys, dtype=float))
+    fit = LinearFit(float(intercept), float(slope), 0.0)
     worst = max(abs(fit.predict(x) - y) / y for x, y in zip(xs, ys))
-    return LinearFit(intercept, slope, worst)
+    return LinearFit(fit.intercept_s, fit.slope_s, worst)
 
 
-def sweep(results: ResultsFile, mode: str) -> list[tuple[float, Measurement]]:
+def sweep(results: ResultsFile, mode: str) -> list[tuple[float, Timing]]:
     """(x, measurement) of one mode along the results file's sweep parameter, x ascending."""
-    layout = sweep_layout(results)
-    points = [(case.params[layout.parameter], case.measurement) for case in results.cases
-              if case.params[layout.series] == mode]
-    if not points:
-        raise NotInResults(f"{results.example} has no cases of mode {mode!r}")
-    return sorted(points, key=lambda point: point[0])
+    return [(x, case.measurement) for x, case in sweep_cases(results, mode)]
 
 
 def sweep_layout(results: ResultsFile) -> Sweep:
@@ -77,17 +69,53 @@ def modes(results: ResultsFile) -> list[str]:
     return list(dict.fromkeys(case.params[series] for case in results.cases))
 
 
-def mode_fit(results: ResultsFile, mode: str) -> LinearFit:
-    points = sweep(results, mode)
-    return fit_line([x for x, _ in points], [m.median_s for _, m in points])
+@dataclass(frozen=True)
+class ModeFit:
+    """One mode's time along the sweep, fitted as a line: the fixed cost of a call and the cost per
+    swept unit (an op), with intervals, and the resampled fits the intervals come from."""
+
+    intercept: intervals.Estimate
+    slope: intervals.Estimate
+    worst_relative_error: float
+    intercept_resamples: np.ndarray
+    slope_resamples: np.ndarray
+
+    @property
+    def intercept_s(self) -> float:
+        return self.intercept.value
+
+    @property
+    def slope_s(self) -> float:
+        return self.slope.value
+
+
+def mode_fit(results: ResultsFile, mode: str) -> ModeFit:
+    points = sweep_cases(results, mode)
+    n = np.array([float(x) for x, _ in points])
+    times = np.array([case.measurement.per_call_s for _, case in points])
+    resampled = np.stack([intervals.resampled_estimates(case, line_fit.RESAMPLES) for _, case in points])
+    (intercept,), (slope,) = line_fit.fit_line(n, times)
+    intercepts, slopes = line_fit.fit_line(n, resampled)
+    worst = float(np.max(np.abs(intercept + slope * n - times) / times))
+    return ModeFit(intervals.estimate_of(intercept, intercepts), intervals.estimate_of(slope, slopes), worst,
+                   intercepts, slopes)
+
+
+def sweep_cases(results: ResultsFile, mode: str) -> list:
+    """(x, case) of one mode along the sweep, x ascending."""
+    layout = sweep_layout(results)
+    points = [(case.params[layout.parameter], case) for case in results.cases if case.params[layout.series] == mode]
+    if not points:
+        raise NotInResults(f"{results.example} has no cases of mode {mode!r}")
+    return sorted(points, key=lambda point: point[0])
 
 
 @dataclass(frozen=True)
 class OpCosts:
     """The op-count sweep, reduced to the numbers that explain it."""
 
-    eager: LinearFit
-    graph: LinearFit
+    eager: ModeFit
+    graph: ModeFit
 
     @property
     def graph_call_s(self) -> float:
@@ -110,6 +138,13 @@ class OpCosts:
     def break_even_ops(self) -> float:
         """Op count at which the two fitted lines cross: below it, eager is faster."""
         return (self.graph.intercept_s - self.eager.intercept_s) / (self.eager.slope_s - self.graph.slope_s)
+
+    @property
+    def break_even(self) -> intervals.Estimate:
+        """The break-even with its interval: the crossing of the two lines on every resample."""
+        crossings = ((self.graph.intercept_resamples - self.eager.intercept_resamples)
+                     / (self.eager.slope_resamples - self.graph.slope_resamples))
+        return intervals.estimate_of(self.break_even_ops, crossings)
 
 
 def op_costs(results: ResultsFile) -> OpCosts:
@@ -183,10 +218,10 @@ def tracing_payback_calls(results: ResultsFile, traced: str = "graph", eager: st
     not faster per call at all.
     """
     graph = results.case(traced).measurement
-    saving = results.case(eager).measurement.median_s - graph.median_s
+    saving = results.case(eager).measurement.per_call_s - graph.per_call_s
     if saving <= 0:
         return math.inf
-    return (graph.first_call_s - graph.median_s) / saving
+    return (graph.first_call_s - graph.per_call_s) / saving
 
 
 def difference_fades_at(results: ResultsFile, threshold: float = NEGLIGIBLE_GAIN) -> float | None:

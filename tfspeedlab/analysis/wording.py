@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import enum
 
-from tfspeedlab.analysis.intervals import Ratio
-from tfspeedlab.units import format_ratio, format_significant
+from tfspeedlab.analysis.intervals import Estimate, Ratio
+from tfspeedlab.units import format_ratio, format_significant, select_unit
 
 # Between a factor and its word: they must not wrap apart in a narrow table cell.
 _NBSP = "\u00a0"
@@ -101,6 +101,10 @@ def agrees(diagnosed: Ratio, full_run: Ratio) -> bool:
 
 # ------------------------------------------------------------ intervals and speed-ups
 
+# What a page says of a comparison one process measured: a process can land in a slow state as a
+# whole, so one process's blocks cannot say how far a fresh one moves.
+ONE_PROCESS = "one process: no verdict"
+
 
 def span(low: float, high: float) -> str:
     """``9.8–10.4×``: two ends of an interval, three significant figures each."""
@@ -108,7 +112,7 @@ def span(low: float, high: float) -> str:
 
 
 def format_interval(found: Ratio) -> str:
-    """``9.8–10.4×``: the interval of a ratio as it stands."""
+    """``9.8–10.4×``: the interval of a ratio as it stands (for a ratio at least 1 at both ends)."""
     return span(found.low, found.high)
 
 
@@ -117,35 +121,48 @@ def slowdown_interval(found: Ratio) -> str:
     return span(1 / found.high, 1 / found.low)
 
 
+def either_way(low: float, high: float) -> str:
+    """A speed-up interval that holds 1, both ways from it: ``1.25× slower to 1.10× faster``."""
+    return f"{format_ratio(1 / low)} {Verdict.SLOWER} to {format_ratio(high)} {Verdict.FASTER}"
+
+
 def format_speedup(found: Ratio) -> str:
-    """``10.8× [9.78–12.0×]``; a speed-up whose whole interval lies below 1 as the slow-down it is,
-    ``32.3× slower [28.6–37.0×]`` (a "0.031×" hides what it means). Where the interval spans 1, the
-    bare factor: no word the interval does not support."""
-    if found.high < 1:
+    """A speed-up (the slower candidate's time ÷ the faster's) with its interval, always as a factor of
+    at least 1 and the word the interval carries: ``10.8× faster [9.78–12.0×]``, ``32.3× slower
+    [28.6–37.0×]``, or ``no clear difference (1.25× slower to 1.10× faster)``."""
+    if found.above_one:
+        return f"{format_ratio(found.value)}{_NBSP}{Verdict.FASTER} [{format_interval(found)}]"
+    if found.below_one:
         return f"{format_ratio(1 / found.value)}{_NBSP}{Verdict.SLOWER} [{slowdown_interval(found)}]"
-    return f"{format_ratio(found.value)} [{format_interval(found)}]"
+    return f"{Verdict.UNCLEAR} ({either_way(found.low, found.high)})"
+
+
+def page_speedup(found: Ratio) -> str:
+    """A speed-up as a page states it: ``format_speedup``, but nothing from a single process."""
+    if found.processes is not None and found.processes < 2:
+        return ONE_PROCESS
+    return format_speedup(found)
 
 
 def format_time_ratio(found: Ratio) -> str:
-    """A time against a reference time, in words where the interval allows them: ``2.91× faster`` when
-    the whole interval lies below 1, ``1.50× slower`` when it lies above, else the bare ratio ``1.02×``
-    ("0.343×" makes a reader work out which way it goes)."""
+    """A time against a reference time, in words, no interval (a grid's cells): ``2.91× faster``,
+    ``1.50× slower`` or ``no clear difference``."""
     if found.high < 1:
         return f"{format_ratio(1 / found.value)}{_NBSP}{Verdict.FASTER}"
     if found.low > 1:
         return f"{format_ratio(found.value)}{_NBSP}{Verdict.SLOWER}"
-    return format_ratio(found.value)
+    return str(Verdict.UNCLEAR)
 
 
 def format_change(found: Ratio, unclear: str = "no clear change") -> str:
     """A time against a reference (time ÷ reference), in words with its interval: ``2.10× faster
-    [1.92–2.31×]``, ``1.52× slower [1.41–1.63×]``, or ``no clear change (1.02×, 0.97–1.08×)`` when the
-    interval spans 1 (``unclear`` names that case)."""
+    [1.92–2.31×]``, ``1.52× slower [1.41–1.63×]``, or ``no clear change (1.08× slower to 1.03×
+    faster)`` when the interval holds 1 (``unclear`` names that case)."""
     if found.high < 1:
         return f"{format_ratio(1 / found.value)}{_NBSP}{Verdict.FASTER} [{slowdown_interval(found)}]"
     if found.low > 1:
         return f"{format_ratio(found.value)}{_NBSP}{Verdict.SLOWER} [{format_interval(found)}]"
-    return f"{unclear} ({format_ratio(found.value)}, {format_interval(found)})"
+    return f"{unclear} ({either_way(1 / found.high, 1 / found.low)})"
 
 
 UNCLEAR_BETWEEN_CASES = "not clearly different"
@@ -153,7 +170,7 @@ UNCLEAR_BETWEEN_CASES = "not clearly different"
 
 def format_case_difference(found: Ratio) -> str:
     """Two cases on one run, the first's time against the other's: as ``format_change``, but an
-    interval that spans 1 reads ``not clearly different (…)``."""
+    interval that holds 1 reads ``not clearly different (…)``."""
     return format_change(found, unclear=UNCLEAR_BETWEEN_CASES)
 
 
@@ -165,35 +182,78 @@ def extreme(found: Ratio) -> str:
     return f"{format_ratio(1 / found.value)} {Verdict.SLOWER}"
 
 
+def time_change(ratio: float) -> str:
+    """A time against a reference time with no interval (a median of several such ratios), as a
+    factor of at least 1 and its word: ``1.05× slower``, ``1.12× faster``, or ``1.00× (the same)``."""
+    if ratio > 1:
+        return f"{format_ratio(ratio)}{_NBSP}{Verdict.SLOWER}"
+    if ratio < 1:
+        return f"{format_ratio(1 / ratio)}{_NBSP}{Verdict.FASTER}"
+    return "1× (the same)"
+
+
+def in_doubt(found: Ratio) -> bool:
+    """Whether noise could change what a page says of this speed-up: its interval holds 1×, or
+    reaches across the material threshold either way (a re-measure could say "no clear
+    difference", or a difference that matters, where this one does not)."""
+    return any(found.low < edge < found.high for edge in (1 / MATERIAL_SPEEDUP, 1.0, MATERIAL_SPEEDUP))
+
+
+def doubt_mark(found: Ratio) -> str:
+    """`` (! ±12%)`` after a speed-up in doubt: how far its interval reaches either way (the geometric
+    half-width), so a reader sees how much a re-measure may move it. Non-breaking spaces."""
+    if not in_doubt(found):
+        return ""
+    return f"{_NBSP}(!{_NBSP}±{(found.high / found.low) ** 0.5 - 1:.0%})"
+
+
+# ------------------------------------------------------------ derived figures: differences, fits, break-evens
+
+# What a difference says when its interval holds zero: this run cannot tell it from none.
+NOT_MEASURABLE = "not measurable here"
+
+
+def time_with_interval(found: Estimate) -> str:
+    """A derived time (a layer's cost, a fitted fixed cost) with its interval, in one unit:
+    ``0.353 ms [0.330–0.380 ms]``; ``not measurable here`` when the interval holds zero (never a
+    negative cost). A difference whose whole interval lies below zero keeps its minus signs."""
+    if found.holds_zero:
+        return NOT_MEASURABLE
+    unit, scale = select_unit(max(abs(found.low), abs(found.high)))
+
+    def signed(seconds: float) -> str:
+        return ("−" if seconds < 0 else "") + format_significant(abs(seconds) / scale, 3)
+
+    return f"{signed(found.value)}{_NBSP}{unit} [{signed(found.low)}–{signed(found.high)}{_NBSP}{unit}]"
+
+
+def number_with_interval(found: Estimate, digits: int = 2) -> str:
+    """A derived count (a break-even in ops or calls) with its interval: ``9.4 [8.1–11]``."""
+    return (f"{format_significant(found.value, digits)} "
+            f"[{format_significant(found.low, digits)}–{format_significant(found.high, digits)}]")
+
+
 # ------------------------------------------------------------ sentences
-
-
-def _percent(ratio: float) -> str:
-    return f"{ratio - 1:.0%} {Verdict.FASTER}" if ratio >= 1 else f"{1 / ratio - 1:.0%} {Verdict.SLOWER}"
-
-
-def percent_faster(found: Ratio) -> str:
-    """A speed-up as the percentage people quote, with its interval: ``86% faster (95% interval
-    75–97%)``; ``5% slower (…)`` when it lost, ``not clearly faster or slower (…)`` when it spans 1."""
-    if found.above_one:
-        return f"{_percent(found.value)} (95% interval {found.low - 1:.0%}–{found.high - 1:.0%})"
-    if found.below_one:
-        return f"{_percent(found.value)} (95% interval {1 / found.high - 1:.0%}–{1 / found.low - 1:.0%})"
-    return f"not clearly faster or slower (95% interval: {_percent(found.low)} to {_percent(found.high)})"
 
 
 def compared_with(speedup: Ratio) -> str:
     """A candidate against a reference, from the speed-up of the candidate: ``faster than``,
-    ``slower than`` or ``not clearly different from``."""
+    ``slower than`` or ``not clearly different from`` (and no word from one process)."""
+    if speedup.processes is not None and speedup.processes < 2:
+        return f"({ONE_PROCESS}) against"
     return {Verdict.FASTER: "faster than", Verdict.SLOWER: "slower than"}.get(verdict(speedup),
                                                                             "not clearly different from")
 
 
 def agreement(found: Ratio) -> str:
-    """The same workload in two results files (this one's time ÷ the other's), with its interval:
-    ``1.04× [0.97–1.12×], no clear difference``; ``slower here`` or ``faster here`` past it."""
-    word = {Verdict.FASTER: "slower here", Verdict.SLOWER: "faster here"}.get(verdict(found), str(Verdict.UNCLEAR))
-    return f"{format_ratio(found.value)} [{format_interval(found)}], {word}"
+    """The same workload in two results files (this one's time ÷ the other's): ``1.20× slower here
+    [1.10–1.31×]``, ``1.15× faster here [1.05–1.27×]`` or ``no clear difference (1.03× slower to
+    1.08× faster)``."""
+    if found.low > 1:
+        return f"{format_ratio(found.value)} slower here [{format_interval(found)}]"
+    if found.high < 1:
+        return f"{format_ratio(1 / found.value)} faster here [{slowdown_interval(found)}]"
+    return f"{Verdict.UNCLEAR} ({either_way(1 / found.high, 1 / found.low)})"
 
 
 def xla_verdict(speedup: Ratio) -> str:
@@ -223,11 +283,14 @@ def slower_by(found: Ratio) -> str:
 
 
 def bare(found: Ratio) -> str:
-    """A ratio with no verdict word of its own, as a slow-down where its whole interval is below 1
-    (as the guide's tables write it): ``0.993×, 95% interval 0.939–1.04×``."""
-    if found.high < 1:
+    """A speed-up the sentence around it gives no verdict word (a difference too small to matter):
+    ``1.04× faster, 95% interval 1.02–1.06×``, ``1.05× slower, …`` or ``no clear difference, 95%
+    interval 1.06× slower to 1.04× faster``."""
+    if found.above_one:
+        return f"{format_ratio(found.value)} {Verdict.FASTER}, 95% interval {format_interval(found)}"
+    if found.below_one:
         return slower_by(found)
-    return f"{format_ratio(found.value)}, 95% interval {format_interval(found)}"
+    return f"{Verdict.UNCLEAR}, 95% interval {either_way(found.low, found.high)}"
 
 
 def speedup_with_interval(found: Ratio) -> str:

@@ -14,7 +14,7 @@ GRAPH, XLA = "graph", "xla"
 
 @dataclass(frozen=True)
 class XlaPair:
-    """One call measured as a graph and with XLA: medians and first calls."""
+    """One call measured as a graph and with XLA: times per call and first calls."""
 
     label: str
     graph_s: float
@@ -61,7 +61,7 @@ def xla_pairs(results: ResultsFile) -> list[XlaPair]:
     for where, graph_case, xla_case in found:
         graph, xla = graph_case.measurement, xla_case.measurement
         label = f"{where}: {xla_case.params[series]} vs {graph_case.params[series]}" if ambiguous else where
-        pairs.append(XlaPair(label, graph.median_s, xla.median_s, graph.first_call_s, xla.first_call_s,
+        pairs.append(XlaPair(label, graph.per_call_s, xla.per_call_s, graph.first_call_s, xla.first_call_s,
                              intervals.speedup(results, graph_case.label, xla_case.label)))
     return pairs
 

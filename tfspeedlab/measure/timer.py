@@ -86,9 +86,13 @@ def bench(
     return timed.result()
 
 
-def bench_interleaved(calls: list[TimedCall]) -> list[Measurement]:
+def bench_interleaved(calls: list[TimedCall], *, until: float | None = None,
+                      floor: int = MIN_BLOCKS) -> list[Measurement]:
     """Time several prepared calls block by block in turn (A B C A B C …), so that a burst of
-    load from other processes, or a slow drift of the machine, hits every call alike."""
+    load from other processes, or a slow drift of the machine, hits every call alike.
+
+    ``until`` (on ``time.perf_counter``'s clock) is a hard deadline: once it has passed and every
+    call has ``floor`` blocks, timing stops even if the calls' own budgets are not spent."""
     # Each call's first call may have traced a tf.function the others share (one
     # function, several shapes): only tracing from here on counts as retracing.
     for call in calls:
@@ -101,6 +105,8 @@ def bench_interleaved(calls: list[TimedCall]) -> list[Measurement]:
         elapsed = time.perf_counter() - timed_start
         if all(len(call.samples) >= MAX_BLOCKS for call in calls) or (
                 all(len(call.samples) >= MIN_BLOCKS for call in calls) and elapsed >= budget_s):
+            break
+        if until is not None and time.perf_counter() >= until and all(len(call.samples) >= floor for call in calls):
             break
     return [call.result() for call in calls]
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tfspeedlab.spec.releases import Release, release_from_folder
+from tfspeedlab.spec.releases import Release, is_version, release_from_folder
 from tfspeedlab.results.schema import FAILURE_SUFFIX, ResultsFile, ResultsFileError
 from tfspeedlab.results.store import load_failure, load_runner, read_json
 
@@ -16,6 +16,8 @@ ENVIRONMENT_RECORD = "environment.json"
 # The failure record of a release whose environment could not be built.
 ENVIRONMENT_FAILURE = f"environment{FAILURE_SUFFIX}"
 # Fields of an environment record shown on pages: each must be a short string (or absent).
+# Of RECORD_FIELDS, those holding a package version.
+VERSION_FIELDS = ("tensorflow", "keras", "tf_keras", "numpy")
 RECORD_FIELDS = ("release", "tensorflow", "keras", "tf_keras", "numpy", "python", "resolved_at", "error", "utc_time")
 
 
@@ -56,6 +58,13 @@ def load_history(root: Path, runner: str) -> list[ReleaseResults]:
         if release is None or not entry.is_dir():
             raise ResultsFileError(entry, "<folder>", "is not a release folder (tf-2.12 … tf-2.21)")
         results = load_runner(entry, runner, skip={ENVIRONMENT_RECORD})
+        for example, found_results in results.items():
+            # A file copied into the wrong release's folder would be charted as that release.
+            measured_on = found_results.environment.get("tensorflow")
+            if not (isinstance(measured_on, str) and measured_on.startswith(release.name + ".")):
+                raise ResultsFileError(entry / f"{example}.json", "environment.tensorflow",
+                                       f"is {str(measured_on)[:64]!r}, but the file sits in the folder of "
+                                       f"TensorFlow {release.name}")
         failures = {}
         for path in sorted(entry.glob(f"*{FAILURE_SUFFIX}")):
             example = path.name.removesuffix(FAILURE_SUFFIX)
@@ -83,6 +92,11 @@ def read_record(path: Path) -> dict[str, Any]:
         value = data.get(name)
         if value is not None and (not isinstance(value, str) or len(value) > 4000):
             raise ResultsFileError(path, name, "must be a string of at most 4000 characters")
+    for name in VERSION_FIELDS:
+        value = data.get(name)
+        if value is not None and not is_version(value):
+            raise ResultsFileError(path, name, f"must be a version string (digits, letters, '.', '+', '-'; at most "
+                                               f"64 characters), found {str(value)[:64]!r}")
     packages = data.get("packages", [])
     if not isinstance(packages, list) or not all(isinstance(line, str) for line in packages):
         raise ResultsFileError(path, "packages", "must be a list of strings")

@@ -46,7 +46,7 @@ def pool(first: ResultsFile, second: ResultsFile) -> ResultsFile:
     cases = tuple(replace(case, runs=first.case(case.label).runs + case.runs) for case in second.cases)
     # Where each sitting's runs start, when every case has the same number per sitting (so that a
     # page can compare the sittings): [3, 3] for two sittings of three processes.
-    counts = [_runs_per_case(first, "sitting_runs"), _runs_per_case(second, "sitting_runs")]
+    counts = [_runs_per_case(first, where), _runs_per_case(second, where)]
     if None not in counts:
         environment["sitting_runs"] = [*counts[0], *counts[1]]
     return replace(second, cases=cases, environment=environment)
@@ -59,15 +59,37 @@ def pooled_environment(first: Mapping[str, Any], second: Mapping[str, Any], wher
         if first.get(name) != second.get(name):
             raise PoolError(f"{where}: environment.{name} differs ({first.get(name)!r} vs "
                             f"{second.get(name)!r}); pool only sittings of the same code and software")
-    return {**second, "sittings": [*first.get("sittings", [first["utc_time"]]), second["utc_time"]]}
+    before, after = sittings(first, where), sittings(second, where)
+    if shared := sorted(set(before) & set(after)):
+        # The same processes counted twice would narrow every interval with runs that are copies.
+        raise PoolError(f"{where}: both hold the sitting of {shared[0]}; a sitting is pooled once, never with "
+                        "itself or with a tree it was already pooled into")
+    return {**second, "sittings": [*before, *after]}
 
 
-def _runs_per_case(results: ResultsFile, field_name: str) -> list[int] | None:
+def sittings(environment: Mapping[str, Any], where: str) -> list[str]:
+    """The times of the sittings a results file holds: its ``sittings``, or its one ``utc_time``."""
+    found = environment.get("sittings", [environment.get("utc_time")])
+    if not isinstance(found, list) or not found or not all(isinstance(time, str) and time for time in found):
+        raise PoolError(f"{where}: environment.sittings must be a non-empty list of UTC times, found {found!r}")
+    if len(set(found)) != len(found):
+        raise PoolError(f"{where}: environment.sittings lists one sitting twice: {found!r}")
+    return found
+
+
+def _runs_per_case(results: ResultsFile, where: str) -> list[int] | None:
     """The runs of each sitting already pooled in ``results``, or of its one sitting; None when its
-    cases have different numbers of runs."""
-    if field_name in results.environment:
-        return list(results.environment[field_name])
+    cases have different numbers of runs. A recorded ``sitting_runs`` must add up to every case's runs."""
     counts = {len(case.runs) for case in results.cases}
+    if "sitting_runs" in results.environment:
+        recorded = results.environment["sitting_runs"]
+        held = sittings(results.environment, where)
+        if (not isinstance(recorded, list) or len(recorded) != len(held)
+                or not all(isinstance(count, int) and not isinstance(count, bool) and count > 0 for count in recorded)
+                or counts != {sum(recorded)}):
+            raise PoolError(f"{where}: environment.sitting_runs {recorded!r} does not match its {len(held)} "
+                            f"sitting(s) and {sorted(counts)} runs per case")
+        return list(recorded)
     return [counts.pop()] if len(counts) == 1 else None
 
 

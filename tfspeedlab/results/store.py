@@ -34,8 +34,13 @@ def write_json_atomic(path: Path, data: Mapping[str, Any]) -> None:
     then renamed over the target; a crash or Ctrl-C at any point leaves no
     half-written file behind.
     """
+    write_text_atomic(path, json_text(data))
+
+
+def json_text(data: Any) -> str:
+    """The text every JSON file this project writes holds (``ValueError`` on NaN or Infinity)."""
     # allow_nan=False: NaN and Infinity are not JSON, and no loader should meet them.
-    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def write_text_atomic(path: Path, text: str) -> None:
@@ -100,11 +105,23 @@ def read_json(path: Path | str) -> Any:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
             raise ResultsFileError(path, "<file>", f"is {size:,} bytes; at most {MAX_FILE_BYTES:,} are read")
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
     except FileNotFoundError:
         raise
+    except _NotJsonConstant as error:
+        raise ResultsFileError(path, "<file>", f"holds {error.args[0]}, which is not JSON (a number must be finite)") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ResultsFileError(path, "<file>", f"is not readable JSON: {error}") from error
+    except RecursionError:  # nesting deeper than Python's parser goes, well under the size cap
+        raise ResultsFileError(path, "<file>", "nests too deeply to be a results file") from None
+
+
+class _NotJsonConstant(ValueError):
+    """Python's json reads NaN and Infinity by default; this project never writes them."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NotJsonConstant(name)
 
 
 def load_runner(directory: Path, runner: str | None = None, skip: Collection[str] = ()) -> dict[str, ResultsFile]:

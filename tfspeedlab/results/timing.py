@@ -1,9 +1,11 @@
-"""A case measured in several processes (runs): its typical time and both kinds of spread.
+"""A case measured in several processes (runs): its time per call and both kinds of spread.
 
-Nothing is pooled away: the runs stay as measured. ``median_s`` is the median
-of the runs' medians (a typical call); ``relative_iqr`` is the typical spread
-within a process; ``process_spread`` how far the runs' medians lie apart. A
-case is flagged noisy when either reaches ``IQR_WARN_THRESHOLD``.
+Nothing is pooled away: the runs stay as measured. ``per_call_s`` is the guide's time per call —
+the ``PER_CALL_PERCENTILE``-th percentile of all blocks, every process pooled: what a call costs
+when nothing else on the machine got in its way (the experiment behind the choice is on "How to
+time TensorFlow fairly"), and the time every speed-up divides. ``median_s`` is the median of the
+runs' medians (a typical call); ``relative_iqr`` is the typical spread within a process;
+``process_spread`` how far the runs' medians lie apart.
 """
 
 from __future__ import annotations
@@ -11,7 +13,12 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+import numpy as np
+
 from tfspeedlab.measure.measurement import IQR_WARN_THRESHOLD, Measurement
+
+# The percentile of all blocks that is a case's time per call.
+PER_CALL_PERCENTILE = 10
 
 
 @dataclass(frozen=True)
@@ -21,6 +28,11 @@ class Timing:
     def __post_init__(self) -> None:
         if not self.runs:
             raise ValueError("a Timing needs at least one run")
+
+    @property
+    def per_call_s(self) -> float:
+        """The time per call: the ``PER_CALL_PERCENTILE``-th percentile of every block of every run."""
+        return float(np.percentile(np.asarray(self.samples_s, dtype=float), PER_CALL_PERCENTILE))
 
     @property
     def median_s(self) -> float:

@@ -4,10 +4,11 @@ probe, the profiler's split of host time, and the function's place on the guide'
 
 The three modes are timed in this process, block by block in turn (A B C A B C …) so that a burst
 of load from elsewhere hits them alike; each mode's first call (tracing, compiling) is timed on
-its own. The whole run keeps to one budget: half of it goes to the timed blocks, and the profiler
-runs each mode only while what that is expected to cost still fits. Tracing and compiling (each
-mode's first call, the retracing probe) cannot be cut short and are not counted against it; the
-report says how long the whole diagnosis took.
+its own. The whole run keeps to one budget, counted from ``started`` (the command's first call of
+the function): half of it goes to the timed blocks, which stop at the deadline once every mode has
+``FLOOR_BLOCKS``; a mode whose first call would start after the deadline is not run; the retracing
+probe and the profiler run only while what they are expected to cost still fits. A first call
+already started cannot be cut short, so a slow compile can overrun; the report says by how much.
 Ctrl-C during the timed blocks keeps the blocks timed so far; during a later part, what came
 before it.
 """
@@ -47,6 +48,14 @@ NON_COMPUTE_OPS = frozenset({"Placeholder", "Const", "Identity", "IdentityN", "N
                              "VarHandleOp", "StopGradient", "_Arg", "_Retval"})
 # Why a part Ctrl-C came before or during was not measured.
 INTERRUPTED = "interrupted"
+# Timed blocks each mode gets even when the deadline has passed: one block is no spread.
+FLOOR_BLOCKS = 2
+# The calls the least diagnosis makes: per mode, its first call, a warm-up, a calibration call and
+# FLOOR_BLOCKS blocks of one call each (the command refuses a budget these would not fit in).
+LEAST_CALLS = len(MODES) * (3 + FLOOR_BLOCKS)
+# The retracing probe traces up to four times; each trace costs about a tf.function first call.
+PROBE_TRACES = 4
+BUDGET_SPENT_FIRST = "the budget was spent before its first call (give a larger --budget)"
 
 
 def diagnose(fn: Callable[..., Any], *args: Any, budget_s: float = 10.0, **kwargs: Any) -> Diagnosis:
@@ -57,17 +66,18 @@ def diagnose(fn: Callable[..., Any], *args: Any, budget_s: float = 10.0, **kwarg
 
 
 def measure(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], *, budget_s: float, target: str,
-            progress: Callable[[str], None] = lambda line: None) -> Diagnosis:
-
-    started = time.perf_counter()
+            progress: Callable[[str], None] = lambda line: None, started: float | None = None) -> Diagnosis:
+    """The diagnosis within ``budget_s`` seconds from ``started`` (``time.perf_counter``; default now)."""
+    started = time.perf_counter() if started is None else started
+    deadline = started + budget_s
     call = _bind(fn, kwargs)
     compiled = {mode: compile_as(call, mode) for mode in MODES}
     progress("first calls, warm-up and calibration of eager, tf.function and XLA (tracing, compiling) …")
-    prepared, errors = _first_calls(compiled, args, budget_s)
-    # Tracing and compiling: paid whatever the budget, so not counted against it.
+    prepared, errors = _first_calls(compiled, args, budget_s, deadline)
+    # Tracing and compiling, reported apart: it is paid once, however long the function runs.
     tracing_s = sum(timed.first_call_s for timed in prepared.values())
     progress(f"timing {', '.join(prepared)} in turn (about {budget_s * TIMING_SHARE:.3g} s) …")
-    measured, interrupted = _time_in_turn(prepared)
+    measured, interrupted = _time_in_turn(prepared, deadline)
     modes = {mode: ModeResult(mode, (measured[mode],) if mode in measured else (), errors.get(mode)
                               or (None if mode in measured else "interrupted before its first timed block"))
              for mode in MODES}
@@ -78,24 +88,35 @@ def measure(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], *, b
     # What Ctrl-C during the timed blocks or the probe leaves: neither the probe nor the split.
     retracing, host_split, skipped = None, {}, {PROBE_PART: INTERRUPTED, HOST_SPLIT_PART: INTERRUPTED}
     if not interrupted:
-        retracing, probe_s = _probe(fn, args, kwargs, progress)
-        # The probe is tracing, four traces at most: outside the budget, like the first calls.
-        tracing_s += probe_s
-        interrupted = retracing is None
+        skipped = {}
+        probe_needs_s = PROBE_TRACES * (prepared["tf.function"].first_call_s if "tf.function" in prepared else 0.0)
+        if "tf.function" in prepared and probe_needs_s > deadline - time.perf_counter():
+            skipped[PROBE_PART] = f"the budget was spent; it needs about {probe_needs_s:.2g} s"
+        else:
+            retracing, probe_s = _probe(fn, args, kwargs, progress)
+            tracing_s += probe_s
+            interrupted = retracing is None
+            if interrupted:
+                skipped = {PROBE_PART: INTERRUPTED, HOST_SPLIT_PART: INTERRUPTED}
     if not interrupted:
-        host_split, skipped, interrupted = _host_splits(call, args, measured, budget_s=budget_s,
-                                                        spent_at=started + budget_s + tracing_s, progress=progress)
+        host_split, split_skipped, interrupted = _host_splits(call, args, measured, budget_s=budget_s,
+                                                              spent_at=deadline, progress=progress)
+        skipped.update(split_skipped)
     return Diagnosis(target, modes, op_count, retracing, host_split, placement, skipped,
                      budget_s=budget_s, elapsed_s=time.perf_counter() - started, tracing_s=tracing_s,
                      interrupted=interrupted, compute_op_count=compute_ops)
 
 
-def _first_calls(compiled: Mapping[str, Callable[..., Any]], args: tuple,
-                 budget_s: float) -> tuple[dict[str, TimedCall], dict[str, str]]:
+def _first_calls(compiled: Mapping[str, Callable[..., Any]], args: tuple, budget_s: float,
+                 deadline: float) -> tuple[dict[str, TimedCall], dict[str, str]]:
     """Each mode's first call, warm-up and calibration, ready to time; and why each mode that
-    raised could not run (eager raising is the reader's error, and stops the diagnosis)."""
+    raised, or would have started after the deadline, could not run (eager raising is the
+    reader's error, and stops the diagnosis; eager always runs)."""
     prepared, errors = {}, {}
     for mode, function in compiled.items():
+        if mode != "eager" and time.perf_counter() >= deadline:
+            errors[mode] = BUDGET_SPENT_FIRST
+            continue
         try:
             prepared[mode] = TimedCall(function, args, budget_s=budget_s * TIMING_SHARE / len(MODES))
         except Exception as error:  # noqa: BLE001 (the reader's code may raise anything; say what)
@@ -105,11 +126,13 @@ def _first_calls(compiled: Mapping[str, Callable[..., Any]], args: tuple,
     return prepared, errors
 
 
-def _time_in_turn(prepared: Mapping[str, TimedCall]) -> tuple[dict[str, Measurement], bool]:
-    """Each mode's blocks, timed in turn, and whether Ctrl-C cut them short: the blocks timed so far
-    still stand (a shorter run, not a wrong one), unless eager has none."""
+def _time_in_turn(prepared: Mapping[str, TimedCall], deadline: float) -> tuple[dict[str, Measurement], bool]:
+    """Each mode's blocks, timed in turn until their share of the budget or the deadline, and
+    whether Ctrl-C cut them short: the blocks timed so far still stand (a shorter run, not a wrong
+    one), unless eager has none."""
     try:
-        return dict(zip(prepared, bench_interleaved(list(prepared.values())))), False
+        found = bench_interleaved(list(prepared.values()), until=deadline, floor=FLOOR_BLOCKS)
+        return dict(zip(prepared, found)), False
     except KeyboardInterrupt:
         measured = {mode: timed.result() for mode, timed in prepared.items() if timed.samples}
         if "eager" not in measured:

@@ -10,6 +10,7 @@ runs on a model loaded afresh from the file, so no two share an optimizer's stat
 from __future__ import annotations
 
 import functools
+import tempfile
 import traceback
 import warnings
 import zipfile
@@ -96,7 +97,14 @@ def load_model(path: Path) -> Any:
             # A compiled model's saved optimizer state is skipped when its variables were never
             # built; every training call here starts a fresh optimizer anyway.
             warnings.filterwarnings("ignore", message="Skipping variable loading for optimizer")
-            return keras.models.load_model(path)
+            if path.suffix in MODEL_SUFFIXES:
+                return keras.models.load_model(path)
+            # Keras knows a model file by its lower-case suffix only: MODEL.KERAS is read through a
+            # link that spells it so.
+            with tempfile.TemporaryDirectory(prefix="tfspeedlab-model-") as folder:
+                link = Path(folder) / f"model{path.suffix.lower()}"
+                link.symlink_to(path.resolve())
+                return keras.models.load_model(link)
     except Exception as error:  # noqa: BLE001 (Keras says what is wrong with the file in many ways)
         # Keras says "File not found" of a .keras file that is there but no zip archive.
         what = (" (a .keras file is a zip archive, and this is not one)"

@@ -29,7 +29,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from tfspeedlab.spec.releases import Release, tensorflow_distribution
+from tfspeedlab.spec.releases import Release, is_version, tensorflow_distribution
+from tfspeedlab.results.history import VERSION_FIELDS
 from tfspeedlab.results.store import write_json_atomic
 from tfspeedlab.run.machine import utc_now
 
@@ -80,10 +81,34 @@ def ensure(release: Release, runner: str, envs_dir: Path, log: Callable[[str], N
     folder = Path(envs_dir) / f"{runner}-{release.folder}"
     wanted = release.requirements(runner)
     record = read_record(folder)
-    if record is not None and record.get("requirements") == wanted and interpreter(folder).exists():
+    if (record is not None and record.get("requirements") == wanted and interpreter(folder).exists()
+            and record_holds(record, release) and installed_tensorflow(folder, runner) == record["tensorflow"]):
         return Environment(release, folder, record)
     log(f"  building the environment for TensorFlow {release.name} in {folder} …")
     return Environment(release, folder, _build(release, runner, folder, wanted))
+
+
+def record_holds(record: dict[str, Any], release: Release) -> bool:
+    """Whether a kept record is one this code writes, for ``release``: a record edited by hand or
+    left by another tool is rebuilt rather than trusted onto a page."""
+    versions_ok = all(record.get(name) is None or is_version(record.get(name)) for name in VERSION_FIELDS)
+    return versions_ok and is_version(record.get("tensorflow")) and record["tensorflow"].startswith(release.name + ".")
+
+
+def installed_tensorflow(folder: Path, runner: str) -> str | None:
+    """The TensorFlow version the environment's own Python has installed (None if none): what the
+    record claims is checked against what will run."""
+    probe = ("import importlib.metadata as m, sys\n"
+             "for name in sys.argv[1:]:\n"
+             "    try:\n        print(m.version(name)); break\n"
+             "    except m.PackageNotFoundError:\n        pass\n")
+    try:
+        completed = subprocess.run([str(interpreter(folder)), "-c", probe, tensorflow_distribution(runner), "tensorflow"],
+                                   capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    version = completed.stdout.strip()
+    return version if completed.returncode == 0 and is_version(version) else None
 
 
 def read_record(folder: Path) -> dict[str, Any] | None:

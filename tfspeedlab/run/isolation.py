@@ -58,7 +58,8 @@ def run_in_processes(script: Path, workload: Workload, runner: str, quick: bool,
                 partial = Path(scratch) / f"round-{round_number}-group-{index}.json"
                 print(f"  {workload.name}: round {round_number}/{rounds_needed}, process "
                       f"{index}/{len(groups)}{f' — {group}' if group else ''}", file=sys.stderr, flush=True)
-                _run_child(script, runner, quick, group, round_number, partial, members[0].env, fallback)
+                _run_child(script, runner, quick, group, round_number, partial, members[0].env, fallback,
+                           dict(workload.params.get("only") or {}))
                 measured = load_results(partial)
                 environments.append(dict(measured.environment))
                 for case in measured.cases:
@@ -72,10 +73,11 @@ def run_in_processes(script: Path, workload: Workload, runner: str, quick: bool,
 
 
 def _run_child(script: Path, runner: str, quick: bool, group: str | None, round_number: int, partial: Path,
-               env: dict, processes: int) -> None:
+               env: dict, processes: int, only: dict) -> None:
     argv = [str(script), "--runner", runner, "--round", str(round_number), "--partial", str(partial),
             "--processes", str(processes)]
     argv += (["--process", group] if group is not None else []) + (["--quick"] if quick else [])
+    argv += [f"--only={name}={value}" for name, value in only.items()]
     # A quick run forks the child from this process when that starts it as a fresh one would
     # (``launch``): the example is loaded here already, TensorFlow imported, its runtime not started.
     code = launch.start(argv, env, fork=quick and not launch.cold_start_requested()).wait()

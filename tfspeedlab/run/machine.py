@@ -14,6 +14,10 @@ from typing import Any
 
 from tfspeedlab.results.repo import git_commit, git_dirty
 
+# The instruction sets that decide which kernels TensorFlow (oneDNN, XLA's CPU backend) can use:
+# a bfloat16 or int8 result on a CPU with AVX512_BF16 or AMX does not carry over to one without.
+CPU_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512_bf16", "avx512_vnni", "avx512_fp16",
+             "avx_vnni", "amx_tile", "amx_bf16", "amx_int8")
 # Environment variables that change what TensorFlow does, recorded when set.
 _TF_VARIABLES = (
     "TF_XLA_FLAGS", "XLA_FLAGS", "TF_ENABLE_ONEDNN_OPTS", "TF_USE_LEGACY_KERAS",
@@ -36,6 +40,7 @@ def capture(runner: str | None = None) -> dict[str, Any]:
         "numpy": _version("numpy"),
         "os": platform.platform(),
         "cpu_model": cpu_model(),
+        "cpu_flags": cpu_flags(),
         "logical_cores": os.cpu_count() or 0,
         # 0 means "TensorFlow's default": one thread per logical core.
         "intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads() if tf else 0,
@@ -83,6 +88,18 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine() or "unknown"
+
+
+def cpu_flags() -> list[str]:
+    """Which of ``CPU_FLAGS`` this CPU reports (Linux's /proc/cpuinfo; empty elsewhere)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("flags", "Features")):
+                present = set(line.split(":", 1)[1].split())
+                return [flag for flag in CPU_FLAGS if flag in present]
+    except OSError:
+        pass
+    return []
 
 
 def _version(distribution: str) -> str | None:

@@ -31,10 +31,20 @@ class Inputs:
     kwargs: Mapping[str, Any]
 
 
+# A report's error line: long enough for any message a person wrote, short of a generated op name's screenful.
+MAX_ERROR_LINE = 300
+
+
 def error_line(error: BaseException) -> str:
-    """``TypeError: the first line of its message``: what a report says of an error."""
+    """``TypeError: the first line of its message`` (cut at ``MAX_ERROR_LINE``): what a report says of an error."""
     text = str(error).strip()
-    return f"{type(error).__name__}: {text.splitlines()[0]}" if text else type(error).__name__
+    line = f"{type(error).__name__}: {text.splitlines()[0]}" if text else type(error).__name__
+    return line if len(line) <= MAX_ERROR_LINE else line[:MAX_ERROR_LINE - 1] + "…"
+
+
+def names_a_file(location: str) -> bool:
+    """Whether a target's location (before the ``:``) is a file path rather than a module name."""
+    return location.endswith(".py") or "/" in location or "\\" in location
 
 
 def load_function(spec: str, what: str = "target") -> Callable[..., Any]:
@@ -87,7 +97,7 @@ def check_runs(function: Callable[..., Any], inputs: Inputs, spec: str) -> None:
 
 
 def _load_module(location: str, what: str) -> Any:
-    if location.endswith(".py") or "/" in location or "\\" in location:
+    if names_a_file(location):
         path = Path(location)
         if not path.is_file():
             raise TargetError(f"{what}: no file {location}")

@@ -42,7 +42,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--process", help="with --partial: the group (default: the cases with no process of their own)")
     parser.add_argument("--round", type=int, default=1, help="with --partial: which round")
     parser.add_argument("--processes", type=int, help="runs per case, for cases that do not set their own")
+    parser.add_argument("--only", action="append", default=[], metavar="PARAM=VALUE",
+                        help="time only the cases whose parameter PARAM reads VALUE (repeatable)")
     options = parser.parse_args(argv)
+    wanted = dict(item.split("=", 1) for item in options.only)
     if (options.partial is None) == (options.out is None) or (options.process is not None and options.partial is None):
         parser.error("give --out, or --partial (with --process for a named group)")
 
@@ -57,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     terminate_as_interrupt()
     if options.partial:
         try:
-            workload = script.load().workload(quick=options.quick)
+            workload = script.load().workload(quick=options.quick).only(wanted)
             partial = run_workload(workload, runner, options.quick, group=options.process,
                                    round_number=options.round,
                                    default_rounds=options.processes or default_rounds(options.quick))
@@ -72,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: cannot write results under {options.out}: {error.strerror or error}", file=sys.stderr)
         return EXIT_FAILED
     try:
-        workload = script.load().workload(quick=options.quick)
+        workload = script.load().workload(quick=options.quick).only(wanted)
         if workload.name != script.name:
             raise ValueError(f"{script.path} builds a workload named {workload.name!r}; it must be {script.name!r}")
         results = measure(script.path, workload, runner, options.quick, options.processes)

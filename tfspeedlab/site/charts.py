@@ -13,15 +13,15 @@ matplotlib.use("Agg")  # no display on CI machines or docs builders
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 
-from tfspeedlab.analysis import op_layers, sweeps  # noqa: E402
+from tfspeedlab.analysis import intervals, op_layers, sweeps  # noqa: E402
 from tfspeedlab.analysis.grid import pivot, pivots  # noqa: E402
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS  # noqa: E402
 from tfspeedlab.results.schema import ResultsFile  # noqa: E402
 from tfspeedlab.units import format_time, select_unit  # noqa: E402
 
-# Switch the time axis to log scale when the slowest case is this many times
-# the fastest: on a linear axis the fast bars would shrink to slivers.
-LOG_SCALE_SPREAD = 20.0
+# Bar charts keep a linear time axis whatever the spread: their point is how many times one bar
+# is another, which a log axis hides (a 10× gap looks like 3×); the values are written beside the
+# bars, so a sliver of a bar still reads. Sweeps, whose x spans decades, are log-log and say so.
 
 # A chart is drawn at a phone's density and shown at its natural size on a
 # wider screen. On a phone (a 390 px window leaves a 358 px column) the browser
@@ -88,35 +88,38 @@ def wrap_at_separators(text: str, separator: str = " · ", width: int = line_cha
     return lines
 
 
+def _interval_s(case) -> tuple[float, float]:
+    """The 95% interval of a case's time per call (its hierarchical bootstrap), in seconds."""
+    found = intervals.estimate_of(case.measurement.per_call_s, intervals.resampled_estimates(case))
+    return found.low, found.high
+
+
 def time_per_call_svg(results: ResultsFile, theme_name: str) -> str:
-    """Horizontal bars of median time per call, whiskers from first to third quartile."""
+    """Horizontal bars of time per call, whiskers across its 95% interval."""
     theme = THEMES[theme_name]
     cases = list(results.cases)
-    medians = [case.measurement.median_s for case in cases]
+    times = [case.measurement.per_call_s for case in cases]
     # The middle case's unit: over decades, the smallest one's gives ticks like "100000".
-    unit_name, scale = select_unit(sorted(medians)[len(medians) // 2])
-    log_scale = max(medians) / min(medians) >= LOG_SCALE_SPREAD
+    unit_name, scale = select_unit(sorted(times)[len(times) // 2])
     per = "step" if any(case.params.get("steps_per_call", 1) != 1 for case in cases) else "call"
 
     with _style(theme):
         figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.5 * len(cases) + 1.6 + _caption_in(results)))
         positions = range(len(cases))[::-1]  # first case on top, as in the table
-        lows = [(case.measurement.median_s - case.measurement.quartiles_s[0]) / scale for case in cases]
-        highs = [(case.measurement.quartiles_s[1] - case.measurement.median_s) / scale for case in cases]
+        spans = [_interval_s(case) for case in cases]
+        lows = [max(time - low, 0.0) / scale for time, (low, _) in zip(times, spans)]
+        highs = [max(high - time, 0.0) / scale for time, (_, high) in zip(times, spans)]
         colours = [theme.bars[i % len(theme.bars)] for i in range(len(cases))]
-        axes.barh(list(positions), [m / scale for m in medians], color=colours, height=0.6,
+        axes.barh(list(positions), [t / scale for t in times], color=colours, height=0.6,
                   xerr=[lows, highs], error_kw={"ecolor": theme.text, "capsize": 4, "linewidth": 1.2})
         axes.set_yticks(list(positions), [_wrapped_label(case.label) for case in cases])
-        for position, case, median in zip(positions, cases, medians):
-            axes.annotate(format_time(median), (case.measurement.quartiles_s[1] / scale, position),
+        for position, time, (_, high) in zip(positions, times, spans):
+            axes.annotate(format_time(time), (max(high, time) / scale, position),
                           xytext=(6, 0), textcoords="offset points", va="center", ha="left", color=theme.text)
-        axes.set_xscale("log" if log_scale else "linear")
-        axes.set_xlim(right=axes.get_xlim()[1] * (8 if log_scale else 1.4))  # room for the values
-        if log_scale:
-            _plain_log_ticks(axes.xaxis)
+        axes.set_xlim(right=axes.get_xlim()[1] * 1.4)  # room for the values
         # Two lines: on one, the label would be wider than the figure.
-        axes.set_xlabel(f"time per {per} ({unit_name}{', log scale' if log_scale else ''})\n"
-                        "median; whiskers: quartiles")
+        axes.set_xlabel(f"time per {per} ({unit_name})\n"
+                        "10th percentile of all blocks; whiskers: its 95% interval")
         axes.grid(axis="x", color=theme.grid, linewidth=0.6)
         _finish_axes(figure, axes, results)
         return _svg(figure)
@@ -131,21 +134,21 @@ def _wrapped_label(label: str) -> str:
 
 
 def sweep_svg(results: ResultsFile, theme_name: str) -> str:
-    """Median time per call against the swept parameter, one line per mode, log-log."""
+    """Time per call against the swept parameter, one line per mode, its 95% interval as a band; log-log."""
     theme = THEMES[theme_name]
     x_name = sweeps.sweep_parameter(results)
-    all_medians = [case.measurement.median_s for case in results.cases]
-    unit_name, scale = select_unit(min(all_medians))
+    unit_name, scale = select_unit(min(case.measurement.per_call_s for case in results.cases))
     with _style(theme):
         figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 4.2 + _caption_in(results)))
         for index, mode in enumerate(sweeps.modes(results)):
-            points = sweeps.sweep(results, mode)
+            points = sweeps.sweep_cases(results, mode)
             xs = [x for x, _ in points]
+            spans = [_interval_s(case) for _, case in points]
             colour = theme.bars[index % len(theme.bars)]
-            axes.plot(xs, [m.median_s / scale for _, m in points], marker="o", color=colour,
+            axes.plot(xs, [case.measurement.per_call_s / scale for _, case in points], marker="o", color=colour,
                       label=mode, linewidth=1.8, markersize=5)
-            axes.fill_between(xs, [m.quartiles_s[0] / scale for _, m in points],
-                              [m.quartiles_s[1] / scale for _, m in points], color=colour, alpha=0.2, linewidth=0)
+            axes.fill_between(xs, [low / scale for low, _ in spans], [high / scale for _, high in spans],
+                              color=colour, alpha=0.2, linewidth=0)
         axes.set_xscale("log")
         axes.set_yscale("log")
         _plain_log_ticks(axes.xaxis)
@@ -255,25 +258,25 @@ def has_host_layers(results: ResultsFile) -> bool:
 
 
 def host_layers_svg(results: ResultsFile, theme_name: str) -> str:
-    """Stacked bars: each case's median time per call split by its profiled layer fractions."""
+    """Stacked bars: each case's time per call split by its profiled layer fractions."""
     theme = THEMES[theme_name]
     cases = list(results.cases)
-    unit_name, scale = select_unit(min(case.measurement.median_s for case in cases))
+    unit_name, scale = select_unit(min(case.measurement.per_call_s for case in cases))
     with _style(theme):
         figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.5 * len(cases) + 2.4 + _caption_in(results)),
                                     layout="constrained")
         positions = list(range(len(cases))[::-1])
         left = [0.0] * len(cases)
         for index, layer in enumerate(HOST_LAYERS):
-            widths = [case.measurement.median_s * case.metrics[f"{layer}_fraction"] / scale for case in cases]
+            widths = [case.measurement.per_call_s * case.metrics[f"{layer}_fraction"] / scale for case in cases]
             axes.barh(positions, widths, left=left, height=0.6, color=theme.bars[index], label=HOST_LAYER_LABELS[layer])
             left = [a + b for a, b in zip(left, widths)]
         for position, case, end in zip(positions, cases, left):
-            axes.annotate(format_time(case.measurement.median_s), (end, position), xytext=(6, 0),
+            axes.annotate(format_time(case.measurement.per_call_s), (end, position), xytext=(6, 0),
                           textcoords="offset points", va="center")
         axes.set_yticks(positions, [case.label for case in cases])
         axes.set_xlim(right=max(left) * 1.3)
-        axes.set_xlabel(f"time per call ({unit_name})\nmedian, split by profiled share")
+        axes.set_xlabel(f"time per call ({unit_name})\n10th percentile of all blocks, split by profiled share")
         axes.grid(axis="x", color=theme.grid, linewidth=0.6)
         _open_frame(axes)
         _legend_under_title(figure, results, theme)
@@ -291,25 +294,17 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
         figure, panels = plt.subplots(len(column_values), 1, figsize=(FIGURE_WIDTH_IN, height), squeeze=False)
         for axes, column in zip(panels[:, 0], column_values):
             present = [row for row in row_values if (row, column) in cells]
-            medians = [cells[(row, column)].measurement.median_s for row in present]
-            unit_name, scale = select_unit(min(medians))
+            times = [cells[(row, column)].measurement.per_call_s for row in present]
+            unit_name, scale = select_unit(min(times))
             positions = list(range(len(present))[::-1])
             colours = [theme.bars[0] if row == baseline else theme.bars[1] for row in present]
-            axes.barh(positions, [m / scale for m in medians], color=colours, height=0.65)
-            for position, median in zip(positions, medians):
-                axes.annotate(format_time(median), (median / scale, position), xytext=(4, 0),
+            axes.barh(positions, [m / scale for m in times], color=colours, height=0.65)
+            for position, time in zip(positions, times):
+                axes.annotate(format_time(time), (time / scale, position), xytext=(4, 0),
                               textcoords="offset points", va="center")
             axes.set_yticks(positions, present)
-            log_scale = max(medians) / min(medians) >= LOG_SCALE_SPREAD
-            if log_scale:  # microsecond bars beside millisecond ones would vanish on a linear axis
-                axes.set_xscale("log")
-                left, right = min(medians) / scale / 2, max(medians) / scale * 10
-                axes.set_xlim(left=left, right=right)
-                _plain_log_ticks(axes.xaxis)
-            else:
-                axes.set_xlim(right=max(medians) / scale * 1.45)
-            scale_note = ", log scale" if log_scale else ""
-            _panel_title(axes, f"{column} — time per {per} ({unit_name}{scale_note})")
+            axes.set_xlim(right=max(times) / scale * 1.45)
+            _panel_title(axes, f"{column} — time per {per} ({unit_name})")
             axes.grid(axis="x", color=theme.grid, linewidth=0.6)
             _open_frame(axes)
         figure.suptitle(_title(results), x=0.01, ha="left")
@@ -346,14 +341,14 @@ def split_grid_svg(results: ResultsFile, theme_name: str) -> str:
         figure, panels = plt.subplots(len(grids), 1, figsize=(FIGURE_WIDTH_IN, height), squeeze=False,
                                       layout="constrained")
         for axes, grid in zip(panels[:, 0], grids):
-            medians = sorted(case.measurement.median_s for case in grid.cells.values())
-            unit_name, scale = select_unit(medians[len(medians) // 2])  # short tick labels for the middle
+            times = sorted(case.measurement.per_call_s for case in grid.cells.values())
+            unit_name, scale = select_unit(times[len(times) // 2])  # short tick labels for the middle
             for row in rows:
                 points = grid.row(row)
                 if not points:
                     continue
                 colour, dash = styles[row]
-                axes.plot([column for column, _ in points], [case.measurement.median_s / scale for _, case in points],
+                axes.plot([column for column, _ in points], [case.measurement.per_call_s / scale for _, case in points],
                           color=colour, linestyle=dash, marker="o", markersize=4, linewidth=1.6,
                           label=row if grid is grids[0] else None)
             axes.set_xscale("log")
@@ -384,8 +379,9 @@ def op_layers_svg(results: ResultsFile, theme_name: str) -> str:
             positions = list(range(len(rows))[::-1])
             left = [0.0] * len(rows)
             for index, layer in enumerate(op_layers.STACK):
-                # Noise can make a difference of equal layers negative: drawn as nothing.
-                widths = [max(row.layers_s.get(layer, 0.0), 0.0) / scale for row in rows]
+                # A layer this run cannot tell from zero (its interval holds 0) is drawn as nothing.
+                widths = [0.0 if layer not in row.layers_s or row.layers_s[layer].holds_zero
+                          else max(row.layers_s[layer].value, 0.0) / scale for row in rows]
                 axes.barh(positions, widths, left=left, height=0.62, color=theme.bars[index],
                           label=layer if size == sizes[0] else None)
                 left = [a + b for a, b in zip(left, widths)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tfspeedlab.analysis import history as trends
 from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.wording import format_change
+from tfspeedlab.analysis.wording import format_change, time_change
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.site.markdown import LEFT, Markdown, code, italic, table
 from tfspeedlab.units import format_ratio, format_time
@@ -19,8 +19,10 @@ def trend_table(history: list[ReleaseResults], example: str, workload: str) -> M
     labels = {trends.mode_label(history, example, label, mode): label
               for mode, label in trends.workload_groups(history, example)[workload].items()}
     series = {mode: dict(trends.measured(history, example, label)) for mode, label in labels.items()}
-    rows = [[release.name, *(format_time(intervals.estimate_s(measured[release])) if release in measured else "—"
-                             for measured in series.values())]
+    keras = {item.release: (item.environment or {}).get("keras") for item in history}
+    rows = [[release.name, code(keras[release]) if keras[release] else "—",
+             *(format_time(intervals.estimate_s(measured[release])) if release in measured else "—"
+               for measured in series.values())]
             for release in releases]
     changes = []
     for mode, measured in series.items():
@@ -31,7 +33,7 @@ def trend_table(history: list[ReleaseResults], example: str, workload: str) -> M
         except trends.DifferentMachines:
             changes.append("not compared (different CPUs)")
     span = f"{releases[-1].name} vs {releases[0].name}" if releases else "change"
-    return table(["Release", *series], [*rows, [span, *changes]])
+    return table(["Release", "Keras", *series], [*rows, [span, "", *changes]])
 
 
 def changes_table(history: list[ReleaseResults], example: str) -> Markdown:
@@ -72,6 +74,6 @@ def sittings_table(history: list[ReleaseResults], example: str) -> Markdown:
     shifts = trends.sitting_shifts(history, example)
     if not shifts:
         return Markdown(italic("Every release was measured in one sitting."))
-    rows = [[shift.release.name, f"{shift.differing} of {shift.cases}", format_ratio(shift.median_change)]
+    rows = [[shift.release.name, f"{shift.differing} of {shift.cases}", time_change(shift.median_change)]
             for shift in shifts]
-    return table(["Release", "Cases that differ between the passes", "Median second ÷ first"], rows)
+    return table(["Release", "Cases that differ between the passes", "Second pass against the first (median)"], rows)

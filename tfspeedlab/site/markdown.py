@@ -11,8 +11,9 @@ import html
 import re
 from collections.abc import Iterable, Sequence
 
-# Characters that start Markdown or HTML markup inside a line (or end a table cell).
-_SPECIAL = re.compile(r"([\\`*_\[\]|])")
+# Characters that start Markdown or HTML markup inside a line (or end a table cell); braces too,
+# since ``{: onclick=… }`` at the end of a cell is attr_list syntax that sets HTML attributes.
+_SPECIAL = re.compile(r"([\\`*_\[\]|{}])")
 
 
 class Markdown(str):

@@ -93,8 +93,16 @@ def page_of(md: markdown.Markdown) -> tuple[str, str]:
 
 # Each page's expansion, by the data it was made from and the page's own text: ``mkdocs serve``
 # rebuilds every page after one is saved, and the others need not be expanded again.
-_EXPANDED: dict[tuple, str] = {}
+_EXPANDED: dict[tuple, tuple[str, list]] = {}
 _EXPANDED_PAGES = 256
+# The figures this build's pages stated (``Context.claim``), per load of the data: pages built from
+# one results tree must state one figure per claim. ``start_build`` empties it.
+_CLAIMS: dict[int, dict[tuple, tuple[str, str]]] = {}
+
+
+def start_build() -> None:
+    """Forget the claims of the last build (``mkdocs serve`` builds many times in one process)."""
+    _CLAIMS.clear()
 
 
 class DirectivePreprocessor(Preprocessor):
@@ -113,13 +121,22 @@ class DirectivePreprocessor(Preprocessor):
         page_uri, page_url = page_of(self.md)
         repo_url = self.extension.getConfig("repo_url") or None
         key = (data.generation, page_uri, page_url, repo_url, text)
-        if key not in _EXPANDED:
-            context = Context(data.results, data.results_root, repo_url, page_uri, page_url, data.models,
-                              data.known_examples, data.history, data.diagnoses)
+        context = Context(data.results, data.results_root, repo_url, page_uri, page_url, data.models,
+                          data.known_examples, data.history, data.diagnoses, data.remeasures,
+                          claims=_CLAIMS.setdefault(data.generation, {}))
+        if key in _EXPANDED:  # the same page from the same data: its figures, stated again in this build
+            expanded, claims = _EXPANDED[key]
+            try:
+                for what, figure in claims:
+                    context.claim(what, figure)
+            except DirectiveError as error:
+                raise DirectiveBuildError(f"{page_uri}: {error}") from None
+        else:
+            expanded = expand(text, context)
             if len(_EXPANDED) >= _EXPANDED_PAGES:
                 _EXPANDED.clear()
-            _EXPANDED[key] = expand(text, context)
-        return _EXPANDED[key].split("\n")
+            _EXPANDED[key] = (expanded, list(context.page_claims))
+        return expanded.split("\n")
 
 
 class DirectiveExtension(Extension):

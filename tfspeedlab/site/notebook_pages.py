@@ -28,6 +28,8 @@ from mkdocs.structure.toc import get_toc
 from tfspeedlab.site import templating
 
 NOTEBOOK_DIR = "notebooks"
+# Material's search boost for a notebook page: below the guide's pages (1, and 2 for the questions).
+SEARCH_BOOST = 0.5
 # The ¶ permalinks: nbconvert's and Python-Markdown's. Not part of a heading's text.
 _PERMALINK_CLASSES = frozenset({"anchor-link", "headerlink"})
 

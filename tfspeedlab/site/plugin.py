@@ -19,7 +19,8 @@ from mkdocs.structure.files import File, Files
 
 from tfspeedlab.analysis import history as history_analysis
 from tfspeedlab.results.schema import RUNNERS
-from tfspeedlab.site import build_cache, charts, history_charts, notebook_pages, simulator, site_data, unrendered, views
+from tfspeedlab.site import (build_cache, charts, history_charts, markdown_ext, notebook_pages, simulator, site_data,
+                             unrendered, views)
 from tfspeedlab.site.directives import TRACE_URI, chart_uri, trace_files
 from tfspeedlab.site.directives import history as history_directives
 
@@ -30,6 +31,7 @@ class ResultsPluginConfig(Config):
 
 class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
     def on_config(self, config):
+        markdown_ext.start_build()  # a new build: no page has stated a figure yet
         # TFSPEEDLAB_RESULTS points a build at another results tree (tests use it).
         self.results_root = site_data.results_root(Path(config.config_file_path).resolve().parent / self.config.results_dir)
         build_cache.open_cache(Path(config.config_file_path).resolve().parent)
@@ -81,6 +83,8 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
         # A notebook page (rendered by mkdocs-jupyter, unrun): its results under the last cell, a TOC that links.
         if (example := notebook_pages.example_of(page)) is None:
             return html
+        # A notebook repeats its page's workload: search ranks the page, which answers the question, first.
+        page.meta["search"] = {"boost": notebook_pages.SEARCH_BOOST}
         return notebook_pages.finish_page(html, page, config, files, notebook_pages.results_markdown(example))
 
     def on_post_page(self, output: str, page, config) -> str:

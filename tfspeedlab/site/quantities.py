@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 from tfspeedlab.analysis import sweeps
 from tfspeedlab.results.schema import NotInResults, ResultsFile
-from tfspeedlab.units import format_signed_time, format_significant, format_time
+from tfspeedlab.analysis.wording import number_with_interval, time_with_interval
+from tfspeedlab.units import format_significant
 
 
 def _swept_value(results: ResultsFile, value: float | None) -> str:
@@ -75,16 +76,16 @@ def count(value: float, noun: str) -> str:
 
 
 DERIVED: dict[str, Callable[[ResultsFile], str]] = {
-    # op-count sweep: the two fitted lines and where they cross
-    "graph_call_cost": lambda r: format_time(sweeps.op_costs(r).graph_call_s),
-    "eager_call_cost": lambda r: format_time(max(sweeps.op_costs(r).eager_call_s, 0.0)),
-    "eager_per_op": lambda r: format_time(sweeps.op_costs(r).eager_per_op_s),
-    "graph_per_op": lambda r: format_time(sweeps.op_costs(r).graph_per_op_s),
+    # op-count sweep: the two fitted lines and where they cross, each with its interval
+    "graph_call_cost": lambda r: time_with_interval(sweeps.op_costs(r).graph.intercept),
+    "eager_call_cost": lambda r: time_with_interval(sweeps.op_costs(r).eager.intercept),
+    "eager_per_op": lambda r: time_with_interval(sweeps.op_costs(r).eager.slope),
+    "graph_per_op": lambda r: time_with_interval(sweeps.op_costs(r).graph.slope),
     "per_op_ratio": lambda r: format_significant(
         sweeps.op_costs(r).eager_per_op_s / sweeps.op_costs(r).graph_per_op_s, 2) + "×",
-    "xla_call_cost": lambda r: format_time(sweeps.mode_fit(r, "xla").intercept_s),
-    "xla_per_op": lambda r: format_signed_time(sweeps.mode_fit(r, "xla").slope_s),
-    "break_even_ops": lambda r: format_significant(sweeps.op_costs(r).break_even_ops, 2),
+    "xla_call_cost": lambda r: time_with_interval(sweeps.mode_fit(r, "xla").intercept),
+    "xla_per_op": lambda r: time_with_interval(sweeps.mode_fit(r, "xla").slope),
+    "break_even_ops": lambda r: number_with_interval(sweeps.op_costs(r).break_even),
     "measured_break_even": lambda r: _swept_value(r, sweeps.first_x_where_faster(r, "graph", "eager")),
     "fit_error": lambda r: f"{max(sweeps.op_costs(r).eager.worst_relative_error, sweeps.op_costs(r).graph.worst_relative_error):.0%}",
     # size sweep

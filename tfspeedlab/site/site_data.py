@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from tfspeedlab.analysis import cost_model
 from tfspeedlab.analysis.diagnosis_files import DiagnosisFileError
+from tfspeedlab.results import artifacts
 from tfspeedlab.results.history import ReleaseResults, load_history
 from tfspeedlab.results.repo import REPO_ROOT, example_names, examples_dir
 from tfspeedlab.results.schema import RUNNERS, ResultsFile, ResultsFileError
@@ -25,6 +27,13 @@ from tfspeedlab.site.samples import Samples, load_samples
 
 # What a build reads when nothing names another tree (tests and readers set it to build from theirs).
 RESULTS_VARIABLE = "TFSPEEDLAB_RESULTS"
+# Re-measures of the headline examples, one folder per sitting (``results/<runner>/coverage/<sitting>/``):
+# how often a re-measure lands inside the committed intervals. A sitting's name names a path and
+# reaches a page: a UTC time like ``2026-12-01T2030`` and nothing else.
+COVERAGE_DIR = "coverage"
+# What a kept profiler trace may be called (tfspeedlab names them after a mode: "graph.xplane.pb").
+TRACE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.xplane\.pb")
+SITTING_NAME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{4}")
 
 
 class SiteDataError(Exception):
@@ -39,6 +48,8 @@ class SiteData:
     history: dict[str, list[ReleaseResults]]
     diagnoses: dict[str, Samples]
     models: dict[str, cost_model.CostModel]
+    # Each runner's re-measures of the headline examples, by sitting, oldest first.
+    remeasures: dict[str, dict[str, dict[str, ResultsFile]]] = dataclasses.field(default_factory=dict)
     # Which load of this process it is: what a page rendered from it may be remembered by.
     generation: int = 0
 
@@ -95,6 +106,10 @@ def _load(root: Path) -> SiteData:
             if example not in known:
                 raise SiteDataError(f"{found.source}: no example {example!r} in {examples_dir()}; "
                                     "remove the file, or add the example")
+            for trace in artifacts.published_files(root, runner, example, "*.xplane.pb"):
+                if not TRACE_NAME.fullmatch(trace.name):  # a name reaches a page, a link and a shell command
+                    raise SiteDataError(f"{trace}: a kept trace's name is letters, digits, '.', '_' and '-' "
+                                        "only, ending in .xplane.pb")
     history = {}
     for runner in RUNNERS:
         try:
@@ -109,4 +124,18 @@ def _load(root: Path) -> SiteData:
         diagnoses = {runner: load_samples(root, runner) for runner in RUNNERS}
     except (DiagnosisFileError, ResultsFileError) as error:  # a malformed file, or one named outside [a-z0-9_]
         raise SiteDataError(f"cannot build from a diagnosis file: {error}") from error
-    return SiteData(root, results, known, history, diagnoses, simulator.fitted_models(results))
+    return SiteData(root, results, known, history, diagnoses, simulator.fitted_models(results),
+                    {runner: _remeasures(root, runner) for runner in RUNNERS})
+
+
+def _remeasures(root: Path, runner: str) -> dict[str, dict[str, ResultsFile]]:
+    folder = root / runner / COVERAGE_DIR
+    found = {}
+    for sitting in sorted(folder.iterdir()) if folder.is_dir() else ():
+        if not sitting.is_dir() or sitting.is_symlink() or not SITTING_NAME.fullmatch(sitting.name):
+            raise SiteDataError(f"{sitting}: a re-measure sitting is a folder named like 2026-12-01T2030 (UTC)")
+        try:
+            found[sitting.name] = load_runner(sitting, runner)
+        except ResultsFileError as error:
+            raise SiteDataError(f"cannot build from a malformed re-measure: {error}") from error
+    return found

@@ -7,13 +7,14 @@ import statistics
 
 from tfspeedlab.analysis import cost_model, dispatch, intervals, line_fit, op_layers, sweeps, xla
 from tfspeedlab.analysis.grid import grid_layout, pivots
-from tfspeedlab.analysis.summary import COLUMNS, noisy_mark, rows
-from tfspeedlab.analysis.wording import format_speedup, format_time_ratio, is_clear
+from tfspeedlab.analysis.summary import COLUMNS, rows
+from tfspeedlab.analysis.wording import (NOT_MEASURABLE, doubt_mark, format_time_ratio, is_clear, page_speedup,
+                                         time_with_interval)
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS
 from tfspeedlab.results import provenance
 from tfspeedlab.results.schema import ResultsFile
+from tfspeedlab.results.timing import Timing
 from tfspeedlab.site import templating
-from tfspeedlab.site.errors import DirectiveError
 from tfspeedlab.site.markdown import (
     LEFT,
     RIGHT,
@@ -28,19 +29,18 @@ from tfspeedlab.site.markdown import (
 from tfspeedlab.units import (
     format_bytes,
     format_ratio,
-    format_signed_time,
     format_time,
     select_unit,
 )
 
 
 def cases_table(results: ResultsFile) -> Markdown:
-    """One row per case: median, spread, first call, speed-up against the baseline, sampling."""
+    """One row per case: time per call, speed-up against the baseline, first call, median and spread, sampling."""
     return table(COLUMNS, [row.cells() for row in rows(results)])
 
 
 def sweep_table(results: ResultsFile) -> Markdown:
-    """One row per swept value, one median column per series, then speed-ups against the reference series."""
+    """One row per swept value, one time-per-call column per series, then speed-ups against the reference series."""
     layout = sweeps.sweep_layout(results)
     series_names = sweeps.modes(results)
     series = {name: dict(sweeps.sweep(results, name)) for name in series_names}
@@ -51,14 +51,14 @@ def sweep_table(results: ResultsFile) -> Markdown:
     body = []
     for x in sorted(series[series_names[0]]):
         cells = [f"{x:g}" if isinstance(x, float) else str(x)]
-        cells += [format_time(series[name][x].median_s) + noisy_mark(series[name][x]) for name in series_names]
-        cells += [format_speedup(ratios[name][x]) for name in others]
+        cells += [format_time(series[name][x].per_call_s) for name in series_names]
+        cells += [page_speedup(ratios[name][x]) + doubt_mark(ratios[name][x]) for name in others]
         body.append(cells)
     return table(header, body, [RIGHT] * len(header))
 
 
 def grid_table(results: ResultsFile) -> Markdown:
-    """Rows × columns of median time per call, each with its ratio to the baseline row of its column;
+    """Rows × columns of time per call, each with its ratio to the baseline row of its column;
     a split grid gives one such table per part, each under its part's name."""
     tables = []
     for grid in pivots(results):
@@ -71,11 +71,11 @@ def grid_table(results: ResultsFile) -> Markdown:
                 if case is None:
                     cells.append("not measured")
                     continue
-                m = case.measurement
-                cell = format_time(m.median_s) + noisy_mark(m)
+                cell = format_time(case.measurement.per_call_s)
                 base = grid.baseline(column)
                 if base is not None and row != baseline:
-                    cell += f" · {format_time_ratio(intervals.ratio(case, base))}"
+                    found = intervals.ratio(case, base)
+                    cell += f" · {format_time_ratio(found)}" + doubt_mark(found)
                 cells.append(cell)
             body.append(cells)
         header = [grid.layout.rows.capitalize(), *(_column_heading(grid.layout, column) for column in grid.column_values)]
@@ -98,13 +98,14 @@ def _size_heading(elements: int) -> str:
 
 
 def op_layers_table(results: ResultsFile) -> Markdown:
-    """Median per op of every entry point at every size, then what each layer costs (their differences)."""
+    """Time per op of every entry point at every size, then what each layer costs (their differences,
+    each with its interval)."""
     roles = op_layers.stack(results)
     sizes = op_layers.sizes(results)
     by_size = {size: op_layers.entries(results, size) for size in sizes}
     entry_rows = []
     for index, first in enumerate(by_size[sizes[0]]):
-        entry_rows.append([code(first.entry), *(format_time(row.total_s) + noisy_mark(row.source.measurement)
+        entry_rows.append([code(first.entry), *(format_time(row.total_s)
                                                 for row in (by_size[size][index] for size in sizes))])
     costs = {size: op_layers.layer_costs(results, size) for size in sizes}
     labels: dict[str, object] = {top: join("API layer of ", code(top)) for top in roles.top_entries}
@@ -112,39 +113,40 @@ def op_layers_table(results: ResultsFile) -> Markdown:
                    "kernel": "kernel (+ executor node)"})
     empty_call = italic(join("empty ", code("tf.function"), " call (subtracted, spread over the chain, "
                              "from the graph's time)"))
-    layer_rows = [[empty_call, *(format_time(op_layers.median(results, roles.empty_call, size)) for size in sizes)]]
-    layer_rows += [[label, *(format_signed_time(costs[size][key]) for size in sizes)] for key, label in labels.items()]
+    layer_rows = [[empty_call, *(format_time(op_layers.per_call_s(results, roles.empty_call, size)) for size in sizes)]]
+    layer_rows += [[label, *(time_with_interval(costs[size][key]) for size in sizes)] for key, label in labels.items()]
     headings = [_size_heading(size) for size in sizes]
     return Markdown("\n".join([
-        "**Time per add**, median", "", table(["Entry point", *headings], entry_rows), "",
-        "**What each layer adds**, per add (difference of the medians above)", "",
+        "**Time per add**", "", table(["Entry point", *headings], entry_rows), "",
+        f"**What each layer adds**, per add (difference of the times above, with its 95% interval; "
+        f"*{NOT_MEASURABLE}* where the interval holds zero)", "",
         table(["Layer", *headings], layer_rows),
     ]))
 
 
 def host_layers_table(results: ResultsFile) -> Markdown:
-    """Time per call in each profiled host layer: median × the layer's share of the profiled call."""
+    """Time per call in each profiled host layer: the time per call × the layer's share of the profiled call."""
     # A per-op column only says something new when a call holds several ops.
     ops = results.params.get("ops_per_call") if results.params.get("ops_per_call", 0) > 1 else None
     device_busy = all("device_busy_fraction" in case.metrics for case in results.cases)
     # How much the profiler slowed the calls it watched: shares from a slowed
-    # call are applied to the unslowed median, so readers should see it.
-    header = ["Mode", *(HOST_LAYER_LABELS[layer] for layer in HOST_LAYERS), "Total (median)",
+    # call are applied to the unslowed time, so readers should see it.
+    header = ["Mode", *(HOST_LAYER_LABELS[layer] for layer in HOST_LAYERS), "Total per call",
               *([f"Per op ({ops} ops)"] if ops else []), *(["GPU busy"] if device_busy else []),
               "Profiled ÷ unprofiled"]
     body = []
     for case in results.cases:
-        median = case.measurement.median_s
+        per_call = case.measurement.per_call_s
         cells = [case.label]
         for layer in HOST_LAYERS:
             share = case.metrics[f"{layer}_fraction"]
-            cells.append(f"{format_time(median * share)} ({share:.0%})")
-        cells.append(format_time(median))
+            cells.append(f"{format_time(per_call * share)} ({share:.0%})")
+        cells.append(format_time(per_call))
         if ops:
-            cells.append(format_time(median / ops))
+            cells.append(format_time(per_call / ops))
         if device_busy:
             cells.append(f"{case.metrics['device_busy_fraction']:.0%}")
-        cells.append(format_ratio(case.metrics["profiled_call_s"] / median))
+        cells.append(format_ratio(case.metrics["profiled_call_s"] / per_call))
         body.append(cells)
     return table(header, body)
 
@@ -171,19 +173,16 @@ def training_check_table(results: ResultsFile) -> Markdown:
 
 
 def process_runs_table(results: ResultsFile) -> Markdown:
-    """Per case: the median of each process it was timed in, and how far they lie apart.
-
-    A case's figure is the median of these, never of their pooled blocks, so a
-    process that ran slow shows here instead of hiding inside one number.
-    """
+    """Per case: its time per call in each process it was timed in, and how far they lie apart, so
+    that a process that ran slow shows here instead of hiding inside one number."""
     body = []
     for case in results.cases:
-        timing = case.measurement
-        medians = [run.median_s for run in timing.runs]
-        unit = select_unit(max(medians))  # "0.849 ms · 1.02 ms", not "849 µs · 1018 µs"
-        body.append([case.label, str(len(medians)), " · ".join(format_time(m, unit) for m in medians),
-                     f"{timing.process_spread:.0%}" if len(medians) > 1 else "one process"])
-    return table(["Case", "Processes", "Median in each process, in the order run", "Spread between processes"],
+        times = [Timing((run,)).per_call_s for run in case.runs]
+        unit = select_unit(max(times))  # "0.849 ms · 1.02 ms", not "849 µs · 1018 µs"
+        spread = (max(times) - min(times)) / case.measurement.per_call_s
+        body.append([case.label, str(len(times)), " · ".join(format_time(t, unit) for t in times),
+                     f"{spread:.0%}" if len(times) > 1 else "one process"])
+    return table(["Case", "Processes", "Time per call in each process, in the order run", "Spread between processes"],
                  body, [LEFT, RIGHT, RIGHT, RIGHT])
 
 
@@ -206,7 +205,7 @@ def xla_summary_table(pairs_by_example: list[tuple[ResultsFile, list[xla.XlaPair
     """XLA against the plain graph for every pair of cases measured both ways, with a verdict."""
     # The example's name, not its title: the row must leave room for the verdict on a laptop screen.
     body = [[code(results.example), pair.label, f"{format_time(pair.graph_s)} → {format_time(pair.xla_s)}",
-             format_speedup(pair.speedup),
+             page_speedup(pair.speedup) + doubt_mark(pair.speedup),
              f"{format_time(pair.graph_first_s)} → {format_time(pair.xla_first_s)}",
              bold(pair.verdict) if is_clear(pair.verdict) else pair.verdict]
             for results, pairs in pairs_by_example for pair in pairs]
@@ -227,11 +226,18 @@ def environment_table(all_results: list[ResultsFile]) -> Markdown:
         body.append([
             code(results.example), env["utc_time"][:16].replace("T", " "),
             code((env["git_commit"] or "unknown")[:7]), hardware,
-            f"TF {env['tensorflow']}, Python {env['python']}, {'quick' if results.quick else 'full'} run",
+            f"TF {env['tensorflow']}, {_keras(env)}, Python {env['python']}, "
+            f"{'quick' if results.quick else 'full'} run",
             _freshness(provenance.freshness(results)),
         ])
     header = ("Example", "Measured (UTC)", "Commit", "Hardware", "Software, run", "Up to date?")
     return table(header, body, [LEFT] * len(header))
+
+
+def _keras(environment) -> str:
+    """``Keras 3.15.1, tf_keras 2.21.0``: the Keras behind the figures (and the legacy one, where recorded)."""
+    keras = f"Keras {environment.get('keras') or 'not installed'}"
+    return keras + (f", tf_keras {environment['tf_keras']}" if environment.get("tf_keras") else "")
 
 
 def _freshness(verdict: provenance.Freshness) -> Markdown:
@@ -303,13 +309,14 @@ def estimator_table(results: ResultsFile) -> Markdown:
         chosen = name == intervals.CHOSEN
         body.append([bold(name) if chosen else name, *cells, bold(worst) if chosen else worst])
     header = ["Estimator", *(f"{label} vs {baseline}: speed-up · worst split" for label in others), "Worst split"]
-    return Markdown(f"*{results.title}*, {count} processes per case; a split compares {count // 2} processes "
+    return Markdown(f"{italic(results.title)}, {count} processes per case; a split compares {count // 2} processes "
                     f"with the other {count - count // 2}.\n\n" + table(header, body))
 
 
 def estimator_summary(all_results: list[ResultsFile]) -> Markdown:
-    """Per candidate, its worst split in each file and over all of them; the chosen estimator must have
-    the smallest worst split over all, or the page's claim would be false and the build stops."""
+    """Per candidate, its worst split over all the files' speed-ups, and their mean; then which
+    candidate these results favour. The guide's estimator is a method chosen once (``intervals.CHOSEN``),
+    not a gate: a re-measure that favours another builds, and the page says so."""
     worst: dict[str, list[float]] = {name: [] for name in intervals.ESTIMATORS}
     for results in all_results:
         for case in results.cases:
@@ -318,19 +325,15 @@ def estimator_summary(all_results: list[ResultsFile]) -> Markdown:
                     worst[row.estimator].append(row.worst_split_difference)
     overall = {name: max(values) for name, values in worst.items()}
     best = min(overall, key=overall.get)
-    if overall[intervals.CHOSEN] > overall[best]:
-        raise DirectiveError(f"the estimator experiment now favours {best!r} ({overall[best]:.1%} worst split) over "
-                         f"the chosen {intervals.CHOSEN!r} ({overall[intervals.CHOSEN]:.1%}): re-run it or choose again")
     body = [[bold(name) if name == intervals.CHOSEN else name,
              f"{overall[name]:.1%}", f"{sum(values) / len(values):.1%}"] for name, values in worst.items()]
-    return table(["Estimator", f"Worst split over all {len(worst[best])} speed-ups", "Mean of their worst splits"],
-                 body)
-
-
-def time_with_interval(estimate) -> str:
-    """``1.23 ms [1.10 ms – 1.31 ms]``: a fitted time and its 95% interval (either may be negative)."""
-    return (f"{format_signed_time(estimate.value)} "
-            f"[{format_signed_time(estimate.low)} – {format_signed_time(estimate.high)}]")
+    favoured = (f"These results favour the guide's estimator, the {intervals.CHOSEN}: the smallest worst split."
+                if best == intervals.CHOSEN else
+                f"These results favour the {best} ({overall[best]:.1%} worst split, against "
+                f"{overall[intervals.CHOSEN]:.1%} for the guide's {intervals.CHOSEN}); the guide keeps its "
+                "estimator, chosen once from the committed runs, and every figure here still uses it.")
+    return Markdown(table(["Estimator", f"Worst split over all {len(worst[best])} speed-ups",
+                           "Mean of their worst splits"], body) + "\n\n" + italic(favoured))
 
 
 def fixed_cost_table(results: ResultsFile) -> Markdown:
@@ -405,3 +408,25 @@ def feed_table(results: ResultsFile) -> Markdown:
              f"{case.metrics['loss_start']:.3g}", f"{case.metrics['loss_end']:.3g}"] for case in results.cases]
     return table(["Feed", "Share of time waiting for the next batch", "Traces of the step", "Loss before",
                   "Loss after"], body)
+
+
+def coverage_table(by_method: dict[str, list], chosen: str) -> Markdown:
+    """Per headline example and interval method: the re-measured speed-ups that landed inside the
+    committed 95% interval, and the share; the guide's method in bold."""
+    methods = list(by_method)
+    first = by_method[methods[0]]
+    body = []
+    for index, row in enumerate(first):
+        cells = [code(row.example), str(row.sittings), str(row.total)]
+        for method in methods:
+            found = by_method[method][index]
+            cells.append(f"{found.landed} ({found.share:.0%})")
+        body.append(cells)
+    totals = [bold("all"), "", str(sum(row.total for row in first))]
+    for method in methods:
+        landed, total = sum(row.landed for row in by_method[method]), sum(row.total for row in by_method[method])
+        share = f"{landed} ({landed / total:.0%})" if total else "—"
+        totals.append(bold(share) if method == chosen else share)
+    header = ["Example", "Sittings", "Re-measured speed-ups",
+              *(f"Inside, {method}{' (the guide’s)' if method == chosen else ''}" for method in methods)]
+    return table(header, [*body, totals])

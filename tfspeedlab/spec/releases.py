@@ -10,7 +10,8 @@ OLDEST_MINOR = 12
 NEWEST_MINOR = 21
 # Keras 3 became tf.keras in 2.16; Keras 2 lives on as the tf-keras package from then on.
 KERAS_3_FROM = (2, 16)
-_MINOR = re.compile(r"2\.(\d+)")
+# A minor release in its one spelling: ASCII digits, no leading zero ("2.15", never "2.015" or "2.١٥").
+_MINOR = re.compile(r"2\.([1-9][0-9]*)", re.ASCII)
 
 
 class UnknownReleaseError(ValueError):
@@ -45,6 +46,15 @@ class Release:
         if self.keras_3:  # Keras 2, for TF1-style graph mode and the legacy-Keras modes
             pins.append(f"tf-keras=={self.name}.*")
         return pins
+
+
+# A package version as an environment record states it (PEP 440's characters, bounded: it reaches a page).
+_VERSION_TEXT = re.compile(r"[0-9][0-9A-Za-z.+!_-]{0,63}")
+
+
+def is_version(value: object) -> bool:
+    """Whether ``value`` is a version string an environment record may hold ("2.15.1", "3.0.0rc1")."""
+    return isinstance(value, str) and _VERSION_TEXT.fullmatch(value) is not None
 
 
 def tensorflow_distribution(runner: str) -> str:

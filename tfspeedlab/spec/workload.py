@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -108,6 +110,18 @@ class Workload:
         if missing:
             raise ValueError(f"workload {self.name!r}: its {type(self.layout).__name__} layout reads the case "
                              f"parameters {parameters_read(self.layout)}, which cases {missing} lack")
+
+    def only(self, wanted: Mapping[str, str]) -> Workload:
+        """The workload narrowed to the cases whose parameters read as ``wanted`` (``{"batch": "1"}``),
+        recorded in its parameters (``only``) so that a narrowed results file says what it left out."""
+        if not wanted:
+            return self
+        kept = [case for case in self.cases if all(str(case.params.get(name)) == value for name, value in wanted.items())]
+        if not kept:
+            raise ValueError(f"workload {self.name!r}: no case has " +
+                             ", ".join(f"{name}={value}" for name, value in wanted.items()))
+        baseline = self.baseline if self.baseline in {case.label for case in kept} else None
+        return dataclasses.replace(self, cases=kept, baseline=baseline, params={**self.params, "only": dict(wanted)})
 
     @property
     def processes(self) -> list[str]:

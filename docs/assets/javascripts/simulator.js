@@ -104,6 +104,12 @@
 
   function percent(fraction) { return "±" + Math.round(fraction * 100) + "%"; }
 
+  /* A speed-up as the guide writes every comparison: a factor of at least 1 and its word. */
+  function factor(speedup) {
+    if (speedup >= 1) return significant(speedup) + "× faster than eager";
+    return significant(1 / speedup) + "× slower than eager";
+  }
+
   function show(output, text, value) {
     output.textContent = text;
     if (value === null || value === undefined) output.removeAttribute("data-value");
@@ -211,11 +217,31 @@
       range.addEventListener("input", function () { box.value = range.value; update(); });
       box.addEventListener("input", function () { range.value = box.value; update(); });
     }
-    function value(name, low) { return Math.max(Number(form.elements[name].value) || low, low); }
+    var labels = {ops: "Ops per call", side: "Tensor side", calls: "Number of calls"};
+    // An input the model cannot take (empty, not a number, below 1) is refused with a message,
+    // never quietly read as 1.
+    function value(name) {
+      var text = form.elements[name].value, number = Number(text);
+      if (text.trim() === "" || !isFinite(number) || number < 1) {
+        throw new RangeError(labels[name] + " must be a number of at least 1 (got " +
+                             (text.trim() === "" ? "nothing" : JSON.stringify(text)) + ").");
+      }
+      return number;
+    }
     function update() {
       var model = params.runners[runner.value];
       if (!model) return;
-      var ops = value("ops", 1), side = value("side", 1), calls = Math.round(value("calls", 1));
+      var status = container.querySelector(".tfsl-status");
+      var ops, side, calls;
+      try {
+        ops = value("ops"); side = value("side"); calls = Math.round(value("calls"));
+      } catch (error) {
+        status.textContent = error.message;
+        status.setAttribute("data-error", "yes");
+        return;
+      }
+      status.removeAttribute("data-error");
+      status.textContent = "";
       var elements = side * side;
       var p = predict(model, ops, elements, calls);
       function out(name) { return container.querySelector('output[name="' + name + '"]'); }
@@ -226,8 +252,8 @@
         show(out("band_total_" + mode), percent(p.bandTotal[mode]), p.bandTotal[mode]);
       });
       show(out("elements"), side + " × " + side + " = " + counted(elements, "element"), elements);
-      show(out("speedup_graph"), significant(p.speedupGraph) + "×", p.speedupGraph);
-      show(out("speedup_xla"), significant(p.speedupXla) + "×", p.speedupXla);
+      show(out("speedup_graph"), factor(p.speedupGraph), p.speedupGraph);
+      show(out("speedup_xla"), factor(p.speedupXla), p.speedupXla);
       show(out("break_even"), p.breakEvenOps === null ? "never: eager is cheaper per op" :
            "about " + counted(Math.ceil(p.breakEvenOps), "op") + " per call", p.breakEvenOps);
       show(out("payback"), p.paybackCalls === null ? "never: the graph is not faster per call" :

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tfspeedlab.analysis.summary import any_noisy
+from tfspeedlab.analysis import coverage as coverage_analysis
+from tfspeedlab.analysis import intervals
+from tfspeedlab.analysis.coverage import HEADLINE
+from tfspeedlab.analysis.wording import MATERIAL_SPEEDUP
 from tfspeedlab.analysis.xla import xla_pairs
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.results.store import load_failure
@@ -13,14 +16,15 @@ from tfspeedlab.site import charts, markdown, tables, templating
 from tfspeedlab.site.directives.context import TRACE_URI, Context, chart_uri, trace_files
 from tfspeedlab.site.directives.registry import directive
 from tfspeedlab.site.errors import DirectiveError
-from tfspeedlab.site.runners import RUNNER_TITLES, not_measured, runner_tabs
+from tfspeedlab.site.runners import RUNNER_TITLES, not_measured
 from tfspeedlab.site.views import view_for
+from tfspeedlab.units import format_bytes, format_ratio, format_time
 
 
 @directive("results", "CPU / GPU tabs with the table and chart of ``results/<runner>/NAME.json``, laid out as "
                       "its ``layout`` says, or a plain note where that runner has no file yet.")
 def results(context: Context, example: str) -> str:
-    return runner_tabs(lambda runner: _runner_block(context, runner, example))
+    return context.tabs(lambda runner: _runner_block(context, runner, example))
 
 
 def _runner_block(context: Context, runner: str, example: str) -> str:
@@ -35,10 +39,10 @@ def _runner_block(context: Context, runner: str, example: str) -> str:
     if found.quick:
         parts.append(templating.render("quick_run.md.j2"))
     parts.append(view_for(found).table(found))
-    if any_noisy(found):
-        parts.append(templating.render("noisy_note.md.j2"))
-    if _shows_ratios(found):
-        parts.append(templating.render("speedup_note.md.j2",
+    for case in found.cases:  # the times the table shows, as every other page must state them
+        context.claim(("time per call", runner, example, case.label), format_time(case.measurement.per_call_s))
+    if _shows_ratios(found) and context.first_on_page("how to read the tables"):
+        parts.append(templating.render("speedup_note.md.j2", material=format_ratio(MATERIAL_SPEEDUP),
                                        why=context.relative("fair-timing.md") + "#which-number-reproduces"))
     for theme in charts.THEMES:
         target = context.relative(chart_uri(runner, example, theme))
@@ -82,13 +86,13 @@ def traces(context: Context, example: str) -> str:
         files = trace_files(context.results_root, runner, example)
         if not files:
             return templating.render("no_traces.md.j2", example=example, title=RUNNER_TITLES[runner])
-        found = [{"name": path.name, "megabytes": f"{path.stat().st_size / 1e6:.1f}",
+        found = [{"name": path.name, "size": format_bytes(path.stat().st_size),
                   "url": context.relative(TRACE_URI.format(runner=runner, example=example, name=path.name))}
                  for path in files]
         return templating.render("traces.md.j2", title=RUNNER_TITLES[runner], traces=found,
                                  first=files[0].name, run=files[0].name.split(".")[0])
 
-    return runner_tabs(body)
+    return context.tabs(body)
 
 
 def _tabbed(table: Callable[[ResultsFile], str]) -> Callable[..., str]:
@@ -130,7 +134,7 @@ def estimator_summary(context: Context, *examples: str) -> str:
             return "These results have one process per case; the experiment needs two or more.\n"
         return tables.estimator_summary(found) + "\n"
 
-    return runner_tabs(body)
+    return context.tabs(body)
 
 
 @directive("xla_summary", "XLA against plain graph mode for every workload that measured both.")
@@ -141,7 +145,7 @@ def xla_summary(context: Context) -> str:
             return not_measured(runner, "the XLA workloads")
         return tables.xla_summary_table(with_xla) + "\n"
 
-    return runner_tabs(body)
+    return context.tabs(body)
 
 
 @directive("model_parameters", "The speed simulator's fitted cost-model parameters, per runner.")
@@ -152,3 +156,25 @@ def model_parameters(context: Context) -> str:
 @directive("model_validation", "The cost model's predictions against every measured workload, per runner.")
 def model_validation(context: Context) -> str:
     return context.model_tabs(tables.model_validation)
+
+
+@directive("coverage", "Per headline example, how often a speed-up re-measured in another sitting landed inside "
+                       "the committed 95% interval, under each interval method.")
+def coverage(context: Context) -> str:
+    def body(runner: str) -> str:
+        sittings = context.remeasures.get(runner) or {}
+        examples = [example for example in HEADLINE if example in context.results[runner]
+                    and any(example in found for found in sittings.values())]
+        if not examples:
+            return not_measured(runner, "the re-measures of the headline examples",
+                                command=f"bash scripts/coverage-sitting.sh --runner {runner}")
+        by_method = {}
+        for method in intervals.METHODS:
+            by_example = {example: coverage_analysis.landings(
+                context.results[runner][example], [found[example] for found in sittings.values() if example in found],
+                HEADLINE[example], method) for example in examples}
+            counts = {example: sum(example in found for found in sittings.values()) for example in examples}
+            by_method[method] = coverage_analysis.summarise(by_example, counts)
+        return tables.coverage_table(by_method, intervals.METHOD) + "\n"
+
+    return context.tabs(body)

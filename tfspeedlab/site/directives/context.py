@@ -12,7 +12,7 @@ from tfspeedlab.analysis import cost_model
 from tfspeedlab.results import artifacts
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import RUNNERS, ResultsFile
-from tfspeedlab.site import markdown
+from tfspeedlab.site import markdown, templating
 from tfspeedlab.site.errors import DirectiveError
 from tfspeedlab.site.runners import not_measured, runner_tabs
 from tfspeedlab.site.samples import Samples
@@ -51,6 +51,50 @@ class Context:
     history: dict[str, list[ReleaseResults]] = field(default_factory=dict)
     # Each runner's committed `tfspeedlab diagnose` reports, by sample name.
     diagnoses: dict[str, Samples] = field(default_factory=dict)
+    # Each runner's re-measures of the headline examples, by sitting (site_data.COVERAGE_DIR).
+    remeasures: dict[str, dict[str, dict[str, ResultsFile]]] = field(default_factory=dict)
+    # What this page has shown once already (a method note): a new Context per page starts empty.
+    shown: set[str] = field(default_factory=set, compare=False)
+    # Every figure the build's pages have stated so far, by what it is a figure of: shared by the
+    # pages of one build (see ``claim``).
+    claims: dict[tuple, tuple[str, str]] = field(default_factory=dict, compare=False)
+    # The claims this page made, to state again when its expansion is reused by a later build.
+    page_claims: list[tuple[tuple, str]] = field(default_factory=list, compare=False)
+
+    def claim(self, what: tuple, figure: str) -> str:
+        """State ``figure`` as the value of ``what`` (``("time per call", runner, example, case)``);
+        a ``DirectiveError`` when a page of this build stated another value for it: one figure per
+        claim, so a case's time reads the same on every page and in every table."""
+        self.page_claims.append((what, figure))
+        stated = self.claims.setdefault(what, (figure, self.page_uri))
+        if stated[0] != figure:
+            raise DirectiveError(f"{' · '.join(map(str, what))} reads {figure!r} here but {stated[0]!r} on "
+                                 f"{stated[1]}: state one figure per claim (the same directive), or say why they differ")
+        return figure
+
+    def measured_anything(self, runner: str) -> bool:
+        """Whether the build holds any results of this runner: files, a history, diagnoses, re-measures."""
+        samples = self.diagnoses.get(runner)
+        return bool(self.results.get(runner) or self.history.get(runner) or (samples and samples.reports)
+                    or self.remeasures.get(runner))
+
+    def tabs(self, body_of: Callable[[str], str]) -> str:
+        """CPU / GPU content tabs of ``body_of(runner)``; where only the CPU runner has measured
+        anything at all, its content alone, and once per page one line saying so, instead of an
+        empty GPU tab under every table."""
+        measured = [runner for runner in RUNNERS if self.measured_anything(runner)]
+        if measured == ["cpu"]:
+            line = (templating.render("no_gpu_line.md.j2", runners=self.relative("runners.md"))
+                    if self.first_on_page("no GPU results") else "")
+            return body_of("cpu") + ("\n" + line if line else "")
+        return runner_tabs(body_of)
+
+    def first_on_page(self, what: str) -> bool:
+        """True the first time a page asks about ``what``: method notes are stated once per page."""
+        if what in self.shown:
+            return False
+        self.shown.add(what)
+        return True
 
     def check_example(self, example: str) -> None:
         if self.known_examples is not None and example not in self.known_examples:
@@ -82,7 +126,7 @@ class Context:
             results = self.results[runner].get(example)
             return not_measured(runner, markdown.code(example)) if results is None else render(results) + "\n"
 
-        return runner_tabs(body)
+        return self.tabs(body)
 
     def model_tabs(self, render: Callable[[cost_model.CostModel, dict[str, ResultsFile]], str]) -> str:
         """Runner tabs showing ``render(model, results)`` for each runner's fitted cost model."""
@@ -91,4 +135,4 @@ class Context:
                 return not_measured(runner, "the op-count and tensor-size sweeps")
             return render(self.models[runner], self.results[runner]) + "\n"
 
-        return runner_tabs(body)
+        return self.tabs(body)

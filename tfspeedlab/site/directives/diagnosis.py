@@ -22,7 +22,7 @@ from tfspeedlab.site import markdown
 from tfspeedlab.site.directives.context import Context, Runner
 from tfspeedlab.site.directives.registry import directive
 from tfspeedlab.site.errors import DirectiveError
-from tfspeedlab.site.runners import machine_summary, not_measured, runner_tabs
+from tfspeedlab.site.runners import machine_summary, not_measured
 from tfspeedlab.units import format_time
 
 NOT_IN_BUILD = "*not measured in this build's results*"
@@ -54,7 +54,7 @@ def _diagnosis(context: Context, name: str) -> str:
                                 command=f"bash scripts/diagnose-samples.sh --runner {runner}")
         return _report(context, sample)
 
-    return runner_tabs(body)
+    return context.tabs(body)
 
 
 def _report(context: Context, sample: SavedDiagnosis) -> str:
@@ -136,7 +136,7 @@ def _agreement(context: Context, name: str, example: str, eager: str, graph: str
                 f"when its whole 95% interval lies past {MATERIAL_SPEEDUP:.2f}× that way; the full runs, as on every "
                 "page of the guide, when it lies on one side of 1.</small>\n")
 
-    return runner_tabs(body)
+    return context.tabs(body)
 
 
 def _worded(word: Verdict, found: intervals.Ratio) -> str:

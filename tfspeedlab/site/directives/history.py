@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Literal
 
 from tfspeedlab.analysis import history as trends
 from tfspeedlab.analysis import intervals
@@ -21,7 +22,7 @@ from tfspeedlab.site.charts import THEMES
 from tfspeedlab.site.directives.context import Context, Runner
 from tfspeedlab.site.directives.registry import directive
 from tfspeedlab.site.errors import DirectiveError
-from tfspeedlab.site.runners import RUNNER_TITLES, runner_tabs
+from tfspeedlab.site.runners import RUNNER_TITLES
 from tfspeedlab.spec.releases import ALL_RELEASES, Release, UnknownReleaseError, parse_selection
 from tfspeedlab.units import format_ratio, format_time
 
@@ -44,7 +45,7 @@ def _history_tabs(context: Context, render: Callable[[str, list[ReleaseResults]]
         history = context.history.get(runner) or []
         return not_measured(runner) if not history else render(runner, history) + "\n"
 
-    return runner_tabs(body)
+    return context.tabs(body)
 
 
 def _history(context: Context, runner: str) -> list[ReleaseResults]:
@@ -131,6 +132,17 @@ def history_time(context: Context, example: str, case: str, release: str, *, run
     if wanted not in by_release:
         raise DirectiveError(f"{example} · {case!r} was not measured on {release}")
     return format_time(intervals.estimate_s(by_release[wanted]))
+
+
+@directive("history_version", "The version of a package (tensorflow, keras, tf_keras, numpy) a release's "
+                              "environment installed: ``3.13.2``.")
+def history_version(context: Context, example: str, release: str,
+                    package: Literal["tensorflow", "keras", "tf_keras", "numpy"], *, runner: Runner = "cpu") -> str:
+    wanted = _release(release)
+    item = next((item for item in _history(context, runner) if item.release == wanted), None)
+    if item is None or example not in item.results:
+        raise DirectiveError(f"{example} was not measured on {release}")
+    return item.results[example].environment.get(package) or "not installed"
 
 
 @directive("history_span", "Which releases were measured: ``10 of 10 releases (2.12 to 2.21)``, and on how many CPU models.")

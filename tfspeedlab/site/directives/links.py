@@ -10,7 +10,7 @@ from tfspeedlab.site import quantities, tables, templating
 from tfspeedlab.site.directives.context import Context
 from tfspeedlab.site.directives.registry import directive
 from tfspeedlab.site.errors import DirectiveError
-from tfspeedlab.site.runners import machine_summary, not_measured, runner_tabs
+from tfspeedlab.site.runners import machine_summary, not_measured
 from tfspeedlab.site.simulator import PARAMS_URI, simulator_html
 
 
@@ -56,11 +56,11 @@ def environment(context: Context) -> str:
             return not_measured(runner, "any example")
         return tables.environment_table(list(found.values())) + "\n"
 
-    return runner_tabs(body)
+    return context.tabs(body)
 
 
-@directive("measured_on", "One box for the top of a page: the machines, TensorFlow versions and dates behind "
-                          "every figure.")
+@directive("measured_on", "One box for the top of a page: the machines, TensorFlow and Keras versions and dates "
+                          "behind every figure.")
 def measured_on(context: Context) -> str:
     summary = {}
     for runner in RUNNERS:
@@ -69,6 +69,10 @@ def measured_on(context: Context) -> str:
         dates = sorted(results.environment["utc_time"][:10] for results in found)
         summary.update({runner: machines, f"{runner}_count": quantities.count(len(found), "example"),
                         f"{runner}_versions": sorted({results.environment["tensorflow"] for results in found}),
+                        f"{runner}_keras": sorted({results.environment.get("keras") or "not installed"
+                                                   for results in found}),
+                        f"{runner}_tf_keras": sorted({results.environment["tf_keras"] for results in found
+                                                      if results.environment.get("tf_keras")}),
                         f"{runner}_dates": (dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}")
                         if dates else ""})
     return templating.render("measured_on.md.j2", runners=context.relative("runners.md"), **summary)
