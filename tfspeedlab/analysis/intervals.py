@@ -175,7 +175,7 @@ def resampled_estimates(case: CaseResult, resamples: int = RESAMPLES, seed: int 
 #   and as there are fewer of them, which a bootstrap of three processes cannot;
 # * "wider of both": each end from whichever of the two reaches further.
 METHODS = ("hierarchical bootstrap", "paired processes", "wider of both")
-METHOD = "hierarchical bootstrap"
+METHOD = "wider of both"
 # Two-sided 97.5% quantiles of Student's t by degrees of freedom (no SciPy for thirty numbers).
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
          2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,

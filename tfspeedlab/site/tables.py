@@ -430,3 +430,23 @@ def coverage_table(by_method: dict[str, list], chosen: str) -> Markdown:
     header = ["Example", "Sittings", "Re-measured speed-ups",
               *(f"Inside, {method}{' (the guide’s)' if method == chosen else ''}" for method in methods)]
     return table(header, [*body, totals])
+
+
+def coverage_finding(rows: list, expected: float, required: float) -> Markdown:
+    """What the chosen method's row of the coverage table says, in one paragraph from its figures."""
+    landed, total = sum(row.landed for row in rows), sum(row.total for row in rows)
+    if not total:
+        return Markdown("")
+    share = landed / total
+    if share >= required:
+        verdict = (f"at least the {required:.0%} the guide requires of its method "
+                   f"(normal theory expects about {expected:.0%})")
+        advice = ""
+    else:
+        verdict = (f"fewer than the {required:.0%} the guide requires, and than the {expected:.0%} normal theory "
+                   f"expects of a fresh estimate")
+        advice = (" The sittings differ by more than the processes of one sitting do: on this machine the "
+                  "intervals describe one sitting, and a verdict near the end of its interval may read "
+                  "otherwise on another day.")
+    return Markdown(f"Under the guide's method, **{landed} of {total}** re-measured speed-ups "
+                    f"(**{share:.0%}**) landed inside the committed interval: {verdict}.{advice}")

@@ -175,6 +175,8 @@ def coverage(context: Context) -> str:
                 HEADLINE[example], method) for example in examples}
             counts = {example: sum(example in found for found in sittings.values()) for example in examples}
             by_method[method] = coverage_analysis.summarise(by_example, counts)
-        return tables.coverage_table(by_method, intervals.METHOD) + "\n"
+        finding = tables.coverage_finding(by_method[intervals.METHOD], coverage_analysis.EXPECTED_INSIDE,
+                                          coverage_analysis.REQUIRED_INSIDE)
+        return tables.coverage_table(by_method, intervals.METHOD) + "\n\n" + finding + "\n"
 
     return context.tabs(body)
