@@ -196,7 +196,7 @@ def workload(quick=False):
                         "batch_shape": list(batch_shape), "units": units},
                 steps_per_call=(FIT_BATCHES[name] if spec.get("fit")
                                 else spec.get("loop", 1)),
-                rounds=1 if quick else ROUNDS,
+                rounds=1 if quick or name == "medium" else ROUNDS,
                 process=process_of(mode, quick),
                 env={"TF_USE_LEGACY_KERAS": "1"} if spec.get("legacy") else {},
             ))

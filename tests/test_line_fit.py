@@ -22,7 +22,7 @@ TRUE_COSTS = {("MLP", "predict"): (40e-3, 2e-6), ("MLP", "model(x)"): (1e-3, 2e-
               ("CNN", "predict"): (45e-3, 40e-6), ("CNN", "model(x)"): (2e-3, 40e-6)}
 
 
-def ladder(noise=(1.0, 1.0, 1.0, 1.02, 1.01), memory=True):  # 10th percentile: exactly 1
+def ladder(noise=(1.0, 1.0, 1.0, 1.02, 1.01), memory=True, processes=1):  # 10th percentile: exactly 1
     cases = []
     for (model, rung), (fixed, per_sample) in TRUE_COSTS.items():
         for batch in BATCHES:
@@ -30,7 +30,8 @@ def ladder(noise=(1.0, 1.0, 1.0, 1.02, 1.01), memory=True):  # 10th percentile: 
             metrics = {"memory_calls": 1000, "rss_growth_bytes": 4096.0 if rung == "predict" else 0.0} \
                 if memory and batch == 1 else {}
             cases.append(CaseResult(f"{model} · {rung} · {batch}", {"model": model, "rung": rung, "batch": batch},
-                                    (Measurement(tuple(t * f for f in noise), 10, 1e-2, "test"),), metrics))
+                                    (Measurement(tuple(t * f for f in noise), 10, 1e-2, "test"),) * processes,
+                                    metrics))
     return replace(synthetic_results(example="ladder"), cases=tuple(cases), baseline=None, quick=False,
                    layout=Grid(rows="rung", columns="batch", split="model", baseline="predict", time_per="batch"))
 
@@ -83,13 +84,15 @@ def test_rows_with_fewer_than_three_batch_sizes_are_not_fitted():
 
 
 def test_the_split_grid_table_has_one_table_per_part_with_ratios_against_its_own_baseline():
-    rendered = tables.grid_table(ladder())
+    rendered = tables.grid_table(ladder(processes=2))
     assert rendered.index("**MLP**") < rendered.index("**CNN**")
     assert "| Rung | batch 1 | batch 8 | batch 64 | batch 512 |" in rendered
     cnn = rendered.split("**CNN**")[1]
     model_row = next(line for line in cnn.splitlines() if line.startswith("| model(x)"))
     # CNN at batch 1: 45.04 ms against 2.04 ms
     assert "22.1×\u00a0faster" in model_row and "2.91×\u00a0faster" in model_row
+    # One process per cell: its time, but no verdict.
+    assert "one process: no verdict" in tables.grid_table(ladder()) and "faster" not in tables.grid_table(ladder())
 
 
 def test_the_split_grid_chart_has_a_panel_per_part_and_a_line_per_rung():

@@ -144,9 +144,20 @@ def page_speedup(found: Ratio) -> str:
     return format_speedup(found)
 
 
+def speedup_figures(found: Ratio) -> str:
+    """A speed-up's figures for a sentence that has already said its verdict (``{{ verdict }}``):
+    ``page_speedup``, but an unclear one as its range alone, ``1.38× slower to 1.34× faster``,
+    so the verdict is not said twice."""
+    if (found.processes is None or found.processes >= 2) and not (found.above_one or found.below_one):
+        return either_way(found.low, found.high)
+    return page_speedup(found)
+
+
 def format_time_ratio(found: Ratio) -> str:
     """A time against a reference time, in words, no interval (a grid's cells): ``2.91× faster``,
-    ``1.50× slower`` or ``no clear difference``."""
+    ``1.50× slower`` or ``no clear difference``; nothing from a single process."""
+    if found.processes is not None and found.processes < 2:
+        return ONE_PROCESS
     if found.high < 1:
         return f"{format_ratio(1 / found.value)}{_NBSP}{Verdict.FASTER}"
     if found.low > 1:
@@ -177,9 +188,15 @@ def format_case_difference(found: Ratio) -> str:
 def extreme(found: Ratio) -> str:
     """A speed-up set among others (the best and the worst of several), by its value alone:
     ``4.68× faster`` or ``2.72× slower``."""
-    if found.value >= 1:
-        return f"{format_ratio(found.value)} {Verdict.FASTER}"
-    return f"{format_ratio(1 / found.value)} {Verdict.SLOWER}"
+    return speedup_by_value(found.value)
+
+
+def speedup_by_value(value: float) -> str:
+    """A speed-up (the slower time over the faster) as a factor of at least 1 and its word, by its
+    value alone: ``1.44× faster``, ``1.05× slower``."""
+    if value >= 1:
+        return f"{format_ratio(value)} {Verdict.FASTER}"
+    return f"{format_ratio(1 / value)} {Verdict.SLOWER}"
 
 
 def time_change(ratio: float) -> str:
@@ -228,7 +245,11 @@ def time_with_interval(found: Estimate) -> str:
 
 
 def number_with_interval(found: Estimate, digits: int = 2) -> str:
-    """A derived count (a break-even in ops or calls) with its interval: ``9.4 [8.1–11]``."""
+    """A derived count (a break-even in ops or calls) with its interval: ``9.4 [8.1–11]``; one
+    more digit while the two ends would print alike (``13.2 [12.6–13.5]``, never ``13 [13–13]``)."""
+    while (format_significant(found.low, digits) == format_significant(found.high, digits)
+           and found.low != found.high and digits < 4):
+        digits += 1
     return (f"{format_significant(found.value, digits)} "
             f"[{format_significant(found.low, digits)}–{format_significant(found.high, digits)}]")
 
@@ -243,6 +264,11 @@ def compared_with(speedup: Ratio) -> str:
         return f"({ONE_PROCESS}) against"
     return {Verdict.FASTER: "faster than", Verdict.SLOWER: "slower than"}.get(verdict(speedup),
                                                                             "not clearly different from")
+
+
+def not_compared_across_cpus(here: str, there: str) -> str:
+    """What an agreement check says of two files measured on different CPU models."""
+    return f"not compared (measured on another CPU: {here} here, {there} there)"
 
 
 def agreement(found: Ratio) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from tfspeedlab.analysis import sweeps
 from tfspeedlab.results.schema import NotInResults, ResultsFile
-from tfspeedlab.analysis.wording import number_with_interval, time_with_interval
+from tfspeedlab.analysis.wording import number_with_interval, speedup_by_value, time_with_interval
 from tfspeedlab.units import format_significant
 
 
@@ -23,12 +23,12 @@ def _swept_value(results: ResultsFile, value: float | None) -> str:
 
 def _best_gain(results: ResultsFile, faster: str, slower: str) -> str:
     x, gain = max(sweeps.gains(results, faster, slower), key=lambda point: point[1])
-    return f"{format_significant(gain + 1, 3)}× (at {sweeps.sweep_parameter(results).replace('_', ' ')} {x})"
+    return f"{speedup_by_value(gain + 1)} (at {sweeps.sweep_parameter(results).replace('_', ' ')} {x})"
 
 
 def _worst_gain(results: ResultsFile, faster: str, slower: str) -> str:
     x, gain = min(sweeps.gains(results, faster, slower), key=lambda point: point[1])
-    return f"{format_significant(gain + 1, 3)}× (at {sweeps.sweep_parameter(results).replace('_', ' ')} {x})"
+    return f"{speedup_by_value(gain + 1)} (at {sweeps.sweep_parameter(results).replace('_', ' ')} {x})"
 
 
 def _fades(results: ResultsFile) -> str:

@@ -75,7 +75,8 @@ def grid_table(results: ResultsFile) -> Markdown:
                 base = grid.baseline(column)
                 if base is not None and row != baseline:
                     found = intervals.ratio(case, base)
-                    cell += f" · {format_time_ratio(found)}" + doubt_mark(found)
+                    one_process = found.processes is not None and found.processes < 2
+                    cell += f" · {format_time_ratio(found)}" + ("" if one_process else doubt_mark(found))
                 cells.append(cell)
             body.append(cells)
         header = [grid.layout.rows.capitalize(), *(_column_heading(grid.layout, column) for column in grid.column_values)]

@@ -81,6 +81,11 @@ directive("factor", "The speed-up of FASTER over SLOWER with its interval, ``10.
                     "``2.24× slower [2.11–2.47×]`` when the whole interval is below 1.")(_speedup_of(wording.page_speedup))
 
 
+directive("figures", "``factor``'s figures for after a ``verdict`` in the same sentence: a clear speed-up as "
+                     "``factor`` gives it, an unclear one as its range alone (``1.38× slower to 1.34× faster``), so "
+                     "the verdict is said once.")(_speedup_of(wording.speedup_figures))
+
+
 @directive("verdict", "``faster than``, ``slower than`` or ``not clearly different from``: CANDIDATE against "
                       "REFERENCE, as the interval of the ratio allows.")
 def verdict(context: Context, example: str, candidate: str, reference: str, *, runner: Runner = "cpu") -> str:
@@ -91,9 +96,12 @@ def verdict(context: Context, example: str, candidate: str, reference: str, *, r
                         "differ (``1.04× [0.97–1.12×], no clear difference``).")
 def agreement(context: Context, example: str, case: str, other_example: str, other_case: str, *,
               runner: Runner = "cpu") -> str:
-    found = intervals.ratio(context.lookup(example, runner).case(case),
-                            context.lookup(other_example, runner).case(other_case))
-    return wording.agreement(found)
+    here, there = context.lookup(example, runner), context.lookup(other_example, runner)
+    cpus = here.environment["cpu_model"], there.environment["cpu_model"]
+    if cpus[0] != cpus[1]:
+        # Two machines differ by more than two runs do: no agreement to check.
+        return wording.not_compared_across_cpus(markdown.text(cpus[0]), markdown.text(cpus[1]))
+    return wording.agreement(intervals.ratio(here.case(case), there.case(other_case)))
 
 
 @directive("xla_extremes", "XLA's worst and best against the plain graph over every pair measured: "
