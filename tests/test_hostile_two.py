@@ -526,12 +526,14 @@ def test_the_site_built_from_hostile_inputs_holds_nothing_injected(tmp_path):
     path = root / "cpu" / "small_ops.json"
     data = json.loads(path.read_text())
     data["title"] = 'Title <script>alert("T16")</script> <img src=y onerror=alert(3)>'
-    for case in data["cases"]:
-        if case["label"] == data["baseline"]:
-            case["label"] = ATTRIBUTE
-    data["baseline"] = ATTRIBUTE
     data["environment"]["cpu_model"] = "<img src=x onerror=alert(1)> {: onmouseover=alert(4) }"
     path.write_text(json.dumps(data))
+    # Case labels are named by the pages (renaming one fails the build, as it should): the
+    # attr_list attack goes through the failure record a page shows beside the figures.
+    write_json_atomic(root / "cpu" / "small_ops.failed.json", {
+        "schema": "tfspeedlab.failure", "example": "small_ops", "runner": "cpu",
+        "error": f"Boom {ATTRIBUTE} <img src=z onerror=alert(5)>", "traceback": "",
+        "utc_time": "2099-01-01T00:00:00+00:00"})
     hostile_site = tmp_path / "hostile"
     completed = build_site(root, hostile_site)
     assert completed.returncode == 0, completed.stderr[-3000:]

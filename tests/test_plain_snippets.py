@@ -43,10 +43,23 @@ with open(sys.argv[1], "w") as report:
 '''
 
 
-def plain_snippets(page: str) -> list[str]:
+def runnable_blocks(page: str) -> list[str]:
     """The ```python blocks of a page that pytest-codeblocks runs (not marked skip)."""
     return [block.code for block in extract_from_file(REPO / "docs" / page)
             if block.syntax == "python" and not any("skip" in mark for mark in block.marks)]
+
+
+def plain_snippets(page: str) -> list[str]:
+    """The page's timing snippets: runnable blocks that read the clock. The answer box's Before and
+    After tabs show a code change, not a timing, and are checked by test_every_runnable_block_fits_a_line."""
+    return [code for code in runnable_blocks(page) if "perf_counter" in code or "timeit" in code]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_runnable_block_fits_a_line(page):
+    # A line longer than this is cut off in the page's code box at 1280 px.
+    for code in runnable_blocks(page):
+        assert max(len(line) for line in code.splitlines()) <= MAX_LINE_LENGTH, code[:200]
 
 
 SNIPPETS = [(page, index, code) for page in PAGES for index, code in enumerate(plain_snippets(page))]

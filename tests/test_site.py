@@ -21,9 +21,12 @@ def test_page_shows_the_figures_of_the_results_file_it_was_built_from(quick_site
         m = results.case(label).measurement
         assert format_time(m.median_s) in page  # the prose figures
         assert format_time(m.first_call_s) in page
-    assert format_ratio(intervals.speedup(results, "eager", "graph").value) in page
+    # A quick run times each case in one process: its speed-ups are shown as such, never as a verdict.
+    speedup = intervals.speedup(results, "eager", "graph")
+    expected = format_ratio(speedup.value) if (speedup.processes or 2) >= 2 else "one process: no verdict"
+    assert expected in page
     home = (quick_site / "index.html").read_text()
-    assert format_ratio(intervals.speedup(results, "eager", "graph").value) in home
+    assert expected in home
 
 
 def test_missing_gpu_results_say_not_yet_measured(quick_site):
@@ -230,6 +233,8 @@ def test_one_convention_on_every_page_no_ratio_below_one_and_few_noise_marks(com
         prose = page_prose(page)
         below_one += [f"{page.relative_to(committed_site)}: {match.group(0)}"
                       for match in re.finditer(r"(?<![\d.,])0\.\d+\s?×", prose)]
-        marks += prose.count("(! ±")
+        # The notebook pages repeat the guide pages' tables: their marks are counted once, on the pages.
+        if "notebooks" not in page.parts:
+            marks += prose.count("(! ±")
     assert not below_one, below_one[:10]
     assert marks <= MAX_DOUBT_MARKS, f"{marks} noise marks"
