@@ -13,6 +13,14 @@ def test_format_time_picks_the_largest_unit_at_least_one(seconds, expected):
     assert format_time(seconds) == expected.replace(" ", NBSP)
 
 
+@pytest.mark.parametrize("seconds, expected", [(9.997e-4, "1.00 ms"), (9.994e-4, "999 µs"), (0.99996, "1.00 s"),
+                                               (9.9996e-7, "1.00 µs")])
+def test_a_time_that_rounds_up_to_1000_moves_to_the_next_unit(seconds, expected):
+    # The quick simulator table once printed "1000 µs" for 999.7 µs.
+    assert format_time(seconds) == expected.replace(" ", NBSP)
+    assert select_unit(seconds) == select_unit(float(expected.split()[0]) * {"ms": 1e-3, "s": 1.0, "µs": 1e-6}[expected.split()[1]])
+
+
 def test_fixed_unit_for_a_column():
     assert format_time(0.003, select_unit(1e-4)) == f"3000{NBSP}µs"
 

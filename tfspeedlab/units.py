@@ -16,26 +16,37 @@ _UNITS: tuple[tuple[str, float], ...] = (
 UNIT_SPACE = "\u00a0"
 
 
-def select_unit(seconds: float) -> tuple[str, float]:
-    """Return ``(unit, scale)`` such that ``seconds / scale`` lies in [1, 1000)."""
+def select_unit(seconds: float, digits: int = 3) -> tuple[str, float]:
+    """Return ``(unit, scale)`` such that ``seconds / scale``, printed to ``digits``
+    significant figures, lies in [1, 1000): 999.7 µs rounds to 1000, so it gets ms."""
+    printed = _rounded(seconds, digits)
     chosen = _UNITS[0]
     for unit in _UNITS:
-        if abs(seconds) >= unit[1]:
+        if abs(printed) >= unit[1]:
             chosen = unit
     return chosen
 
 
 def format_time(seconds: float, unit: tuple[str, float] | None = None, digits: int = 3) -> str:
     """Format with ``digits`` significant figures, in ``unit`` or the best unit for it."""
-    name, scale = unit or select_unit(seconds)
+    name, scale = unit or select_unit(seconds, digits)
     return f"{format_significant(seconds / scale, digits)}{UNIT_SPACE}{name}"
+
+
+def _rounded(value: float, digits: int) -> float:
+    """``value`` rounded to ``digits`` significant figures (0 stays 0)."""
+    if value == 0:
+        return 0.0
+    return float(f"{value:.{digits - 1}e}")
 
 
 def format_significant(value: float, digits: int = 3) -> str:
     """``12.3``, ``1.23``, ``123``, ``1234`` — significant figures without exponent notation."""
     if value == 0:
         return "0"
-    magnitude = len(str(int(abs(value)))) if abs(value) >= 1 else 0
+    # Digits are counted on the rounded value: 0.9997 reads "1.00", not "1.000".
+    rounded = _rounded(value, digits)
+    magnitude = len(str(int(abs(rounded)))) if abs(rounded) >= 1 else 0
     decimals = max(digits - magnitude, 0)
     return f"{value:.{decimals}f}"
 
