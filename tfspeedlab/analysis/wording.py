@@ -210,10 +210,10 @@ def time_change(ratio: float) -> str:
 
 
 def in_doubt(found: Ratio) -> bool:
-    """Whether noise could change what a page says of this speed-up: its interval holds 1×, or
-    reaches across the material threshold either way (a re-measure could say "no clear
-    difference", or a difference that matters, where this one does not)."""
-    return any(found.low < edge < found.high for edge in (1 / MATERIAL_SPEEDUP, 1.0, MATERIAL_SPEEDUP))
+    """Whether noise could change what a page says of this speed-up: its interval holds 1×, the
+    edge a page's verdict words are drawn at ("faster", "slower", "no clear difference"). The
+    material threshold is a diagnosis's, for its advice; a page never words a ratio by it."""
+    return found.low < 1.0 < found.high
 
 
 def doubt_mark(found: Ratio) -> str:

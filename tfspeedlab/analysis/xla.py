@@ -23,6 +23,9 @@ class XlaPair:
     xla_first_s: float
     # Graph's time over XLA's: above 1, XLA is faster.
     speedup: intervals.Ratio
+    # What was run, for a reader: the graph case's parameters (its mode left out) and both modes.
+    workload: tuple[tuple[str, object], ...] = ()
+    modes: tuple[str, str] = (GRAPH, XLA)
 
     @property
     def verdict(self) -> str:
@@ -61,8 +64,10 @@ def xla_pairs(results: ResultsFile) -> list[XlaPair]:
     for where, graph_case, xla_case in found:
         graph, xla = graph_case.measurement, xla_case.measurement
         label = f"{where}: {xla_case.params[series]} vs {graph_case.params[series]}" if ambiguous else where
+        workload = tuple((name, value) for name, value in graph_case.params.items() if name not in _NOT_WORKLOAD)
         pairs.append(XlaPair(label, graph.per_call_s, xla.per_call_s, graph.first_call_s, xla.first_call_s,
-                             intervals.speedup(results, graph_case.label, xla_case.label)))
+                             intervals.speedup(results, graph_case.label, xla_case.label), workload,
+                             (graph_case.params[series], xla_case.params[series])))
     return pairs
 
 

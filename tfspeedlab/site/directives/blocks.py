@@ -8,7 +8,6 @@ from collections.abc import Callable
 from tfspeedlab.analysis import coverage as coverage_analysis
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.coverage import HEADLINE
-from tfspeedlab.analysis.wording import MATERIAL_SPEEDUP
 from tfspeedlab.analysis.xla import xla_pairs
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.results.store import load_failure
@@ -18,7 +17,7 @@ from tfspeedlab.site.directives.registry import directive
 from tfspeedlab.site.errors import DirectiveError
 from tfspeedlab.site.runners import RUNNER_TITLES, not_measured
 from tfspeedlab.site.views import view_for
-from tfspeedlab.units import format_bytes, format_ratio, format_time
+from tfspeedlab.units import format_bytes, format_time
 
 
 @directive("results", "CPU / GPU tabs with the table and chart of ``results/<runner>/NAME.json``, laid out as "
@@ -42,7 +41,7 @@ def _runner_block(context: Context, runner: str, example: str) -> str:
     for case in found.cases:  # the times the table shows, as every other page must state them
         context.claim(("time per call", runner, example, case.label), format_time(case.measurement.per_call_s))
     if _shows_ratios(found) and context.first_on_page("how to read the tables"):
-        parts.append(templating.render("speedup_note.md.j2", material=format_ratio(MATERIAL_SPEEDUP),
+        parts.append(templating.render("speedup_note.md.j2",
                                        why=context.relative("fair-timing.md") + "#which-number-reproduces"))
     for theme in charts.THEMES:
         target = context.relative(chart_uri(runner, example, theme))

@@ -11,6 +11,7 @@ from tfspeedlab.analysis.xla import xla_pairs
 from tfspeedlab.results.schema import NotInResults
 from tfspeedlab.profiling import HOST_LAYERS
 from tfspeedlab.site import markdown, quantities
+from tfspeedlab.site.subjects import xla_subject
 from tfspeedlab.site.directives.context import Context, Runner
 from tfspeedlab.site.directives.registry import NOT_IN_QUICK_RUN, directive
 from tfspeedlab.site.errors import DirectiveError
@@ -115,7 +116,7 @@ def xla_extremes(context: Context, *, runner: Runner = "cpu") -> str:
 
     def describe(item) -> str:
         pair, results = item
-        return f"{wording.extreme(pair.speedup)} ({markdown.text(results.title)} — {markdown.text(pair.label)})"
+        return f"{wording.extreme(pair.speedup)} ({markdown.text(xla_subject(results, pair))})"
 
     return f"{describe(worst)} to {describe(best)}"
 
