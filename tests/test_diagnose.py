@@ -247,7 +247,7 @@ def test_ctrl_c_in_the_command_prints_what_was_measured_and_exits_130(sample, mo
 
 def test_html_and_markdown_reports_are_written_to_keep(sample, tmp_path, capsys):
     page = tmp_path / "report.html"
-    assert main(["diagnose", f"{sample}:many_small_ops", "--inputs", f"{sample}:make_inputs", "--budget", "0.3",
+    assert main(["diagnose", f"{sample}:many_small_ops", "--inputs", f"{sample}:make_inputs", "--budget", "1",
                  "--html", str(page)]) == 0
     text = page.read_text()
     assert text.startswith("<!doctype html>") and "<pre>" in text and "<strong>Verdict.</strong> Wrap it" in text
@@ -256,7 +256,7 @@ def test_html_and_markdown_reports_are_written_to_keep(sample, tmp_path, capsys)
 
 def test_a_markdown_report_is_written_to_keep(sample, tmp_path, capsys):
     target = tmp_path / "reports" / "diagnosis.md"
-    assert main(["diagnose", f"{sample}:many_small_ops", "--inputs", f"{sample}:make_inputs", "--budget", "0.1",
+    assert main(["diagnose", f"{sample}:many_small_ops", "--inputs", f"{sample}:make_inputs", "--budget", "1",
                  "--markdown", str(target)]) == 0
     text = target.read_text()
     assert text.startswith("# Diagnosis of `") and "```text" in text and "**Verdict.** " in text
@@ -264,7 +264,7 @@ def test_a_markdown_report_is_written_to_keep(sample, tmp_path, capsys):
 
 
 def test_json_report_holds_the_samples_and_the_verdict(sample, capsys):
-    assert main(["diagnose", f"{sample}:many_small_ops", "--inputs", f"{sample}:make_inputs", "--budget", "0.2",
+    assert main(["diagnose", f"{sample}:many_small_ops", "--inputs", f"{sample}:make_inputs", "--budget", "1",
                  "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert set(report["modes"]) == {"eager", "tf.function", "XLA"}

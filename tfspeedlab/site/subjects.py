@@ -7,6 +7,8 @@ example with none, or a case missing a parameter, falls back to the results' tit
 
 from __future__ import annotations
 
+from string import Formatter
+
 from tfspeedlab.analysis.xla import XlaPair
 from tfspeedlab.results.schema import ResultsFile
 
@@ -35,9 +37,19 @@ def xla_subject(results: ResultsFile, pair: XlaPair) -> str:
     """The workload a graph/XLA pair ran, as a reader would name it."""
     template = SUBJECTS.get(results.example)
     values = {**dict(pair.workload), "step": STEPS.get(pair.modes, "")}
-    if template is not None:
-        try:
-            return template.format_map(values).rstrip(", ")
-        except (KeyError, ValueError):  # a parameter this file's cases lack: say it plainly instead
-            pass
+    if template is not None and _fills(template, values):
+        return template.format_map(values).rstrip(", ")
+    # A parameter this file's cases lack (or hold as text where a number is formatted): say it plainly.
     return f"{results.title} — {pair.label}"
+
+
+def _fills(template: str, values: dict[str, object]) -> bool:
+    """Whether every field of the template is given, with a number wherever it formats one."""
+    for _, name, spec, _ in Formatter().parse(template):
+        if name is None:
+            continue
+        if name not in values:
+            return False
+        if spec and not isinstance(values[name], (int, float)):
+            return False
+    return True
