@@ -1,4 +1,5 @@
-# The TF2 recipe from docs/tf1-vs-tf2.md: needs only TensorFlow. Run: python snippets/tf2_recipe.py
+# The TF2 recipe from docs/tf1-vs-tf2.md; needs only TensorFlow.
+# Run: python snippets/tf2_recipe.py
 
 import numpy as np
 import tensorflow as tf
@@ -34,4 +35,6 @@ def train_steps(X, y):
 
 
 for call in range(2):
-    print(f"after {(call + 1) * steps_per_call} steps: loss {float(train_steps(X, y)):.4f}")
+    loss = train_steps(X, y)  # steps_per_call training steps, one graph call
+    steps_done = (call + 1) * steps_per_call
+    print(f"after {steps_done} steps: loss {float(loss):.4f}")

@@ -92,7 +92,7 @@ def host_layers_results():
     return with_cases(synthetic_results().layout, cases, title="Where the time goes")
 
 
-BAR_AXIS = "10th percentile of all blocks; whiskers: its 95% interval"
+BAR_AXIS = "whiskers: its 95% interval"
 HOST_AXIS = "split by profiled share"
 
 

@@ -153,7 +153,7 @@ def test_a_case_label_holding_an_equals_sign_is_an_argument_not_an_option(tmp_pa
 def test_a_fixed_cost_within_noise_of_zero_has_no_break_even_above_one():
     fit = line_fit.RowFit("CNN", "TFLite", Estimate(2e-7, -1e-5, 2.6e-5), Estimate(2.6e-5, 2e-5, 3e-5),
                           break_even_items=0.008, worst_miss=0.2)
-    assert tables._break_even(fit) == "under 1"
+    assert tables.break_even_cell(fit) == "under 1"
 
 
 def test_fitted_on_a_run_with_too_few_batch_sizes_says_so_instead_of_stopping_the_build(tmp_path):
@@ -177,3 +177,13 @@ def test_a_missing_case_says_whether_its_file_is_a_quick_run():
         with pytest.raises(MissingCaseError) as raised:
             replace(ladder(), quick=quick).case("RNN · predict · 1")
         assert raised.value.quick is quick and "no case 'RNN · predict · 1'" in raised.value.args[0]
+
+
+def test_a_break_even_past_the_largest_batch_or_from_an_unmeasurable_cost_per_sample_is_not_a_number():
+    beyond = line_fit.RowFit("MLP", "tf.function", Estimate(4e-4, 3.8e-4, 4.2e-4), Estimate(1.6e-7, 6e-8, 3e-7),
+                             break_even_items=2476.0, worst_miss=0.1, largest_items=512.0)
+    assert tables.break_even_cell(beyond) == "beyond 512, the largest measured"
+    unmeasurable = replace(beyond, per_item_s=Estimate(2e-7, -1e-7, 5e-7), break_even_items=9862.0)
+    assert tables.break_even_cell(unmeasurable) == "not measurable here"
+    inside = replace(beyond, per_item_s=Estimate(4e-6, 3e-6, 5e-6), break_even_items=100.0)
+    assert tables.break_even_cell(inside) == "100"

@@ -55,11 +55,22 @@ def plain_snippets(page: str) -> list[str]:
     return [code for code in runnable_blocks(page) if "perf_counter" in code or "timeit" in code]
 
 
-@pytest.mark.parametrize("page", PAGES)
+# Every page with code a reader copies: the timing pages, and the question pages whose code is a change.
+CODE_PAGES = [*PAGES, "tf1-vs-tf2.md", "releases.md", "frameworks.md", "golden-rules.md"]
+
+
+@pytest.mark.parametrize("page", CODE_PAGES)
 def test_every_runnable_block_fits_a_line(page):
     # A line longer than this is cut off in the page's code box at 1280 px.
     for code in runnable_blocks(page):
         assert max(len(line) for line in code.splitlines()) <= MAX_LINE_LENGTH, code[:200]
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "snippets").glob("*.py")), ids=lambda path: path.name)
+def test_every_included_snippet_fits_a_line(path):
+    # A snippet file is shown whole in a page's code box (pymdownx.snippets).
+    lines = path.read_text().splitlines()
+    assert max(len(line) for line in lines) <= MAX_LINE_LENGTH, path.name
 
 
 SNIPPETS = [(page, index, code) for page in PAGES for index, code in enumerate(plain_snippets(page))]

@@ -34,3 +34,9 @@ def test_a_number_never_parts_from_its_unit(formatted):
 def test_ratio():
     assert format_ratio(10.06) == "10.1×"
     assert format_ratio(0.314) == "0.314×"
+
+
+def test_an_interval_past_a_thousand_groups_both_ends_alike():
+    from tfspeedlab.analysis.wording import span
+    assert span(16881.2, 20473.4) == "16,881–20,473×"
+    assert span(9.84, 10.44) == "9.84–10.4×"

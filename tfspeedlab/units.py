@@ -53,9 +53,15 @@ def format_significant(value: float, digits: int = 3) -> str:
 
 def format_ratio(ratio: float) -> str:
     """A speed-up or slow-down factor: ``12.3×``, ``1.05×``, ``0.31×``; ``16,161×`` from a thousand up."""
+    return f"{format_factor(ratio)}×"
+
+
+def format_factor(ratio: float) -> str:
+    """A factor's number without its sign: ``12.3``, ``1.05``; ``16,161`` from a thousand up (the
+    low end of an interval is written like its high end: ``16,881–20,473×``)."""
     if abs(ratio) >= 1000:
-        return f"{ratio:,.0f}×"
-    return f"{format_significant(ratio, 3)}×"
+        return f"{ratio:,.0f}"
+    return format_significant(ratio, 3)
 
 
 def format_bytes(count: float) -> str:

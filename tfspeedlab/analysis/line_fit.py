@@ -31,6 +31,7 @@ class RowFit:
     # Where the two are equal: below it the fixed cost is most of a call.
     break_even_items: float
     worst_miss: float  # the largest relative miss of the fit at a measured point
+    largest_items: float = float("inf")  # the largest n measured: a break-even past it is extrapolated
 
 
 def fit_line(n: np.ndarray, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -67,6 +68,7 @@ def row_fits(results: ResultsFile) -> list[RowFit]:
                 per_item_s=intervals.estimate_of(per_item, per_item_resamples),
                 break_even_items=float(fixed / per_item) if per_item > 0 else float("inf"),
                 worst_miss=float(np.max(np.abs(predicted - best) / best)),
+                largest_items=float(n.max()),
             ))
     return fits
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 
 from tfspeedlab.analysis.intervals import Estimate, Ratio
-from tfspeedlab.units import format_ratio, format_significant, select_unit
+from tfspeedlab.units import format_factor, format_ratio, format_significant, select_unit
 
 # Between a factor and its word: they must not wrap apart in a narrow table cell.
 _NBSP = "\u00a0"
@@ -108,7 +108,7 @@ ONE_PROCESS = "one process: no verdict"
 
 def span(low: float, high: float) -> str:
     """``9.8–10.4×``: two ends of an interval, three significant figures each."""
-    return f"{format_significant(low, 3)}–{format_ratio(high)}"
+    return f"{format_factor(low)}–{format_ratio(high)}"
 
 
 def format_interval(found: Ratio) -> str:

@@ -65,7 +65,7 @@ THEMES = {
 
 def caption(results: ResultsFile) -> str:
     env = results.environment
-    device = ", ".join(gpu["name"] for gpu in env["gpus"]) or f"{env['cpu_model']} ({env['logical_cores']} cores)"
+    device = ", ".join(gpu["name"] for gpu in env["gpus"]) or f"{env['cpu_model']} ({env['logical_cores']} logical cores)"
     size = "quick run" if results.quick else "full run"
     return (f"runner: {results.runner} · {device} · TensorFlow {env['tensorflow']} · "
             f"{size} · {env['utc_time'][:10]}")
@@ -117,9 +117,10 @@ def time_per_call_svg(results: ResultsFile, theme_name: str) -> str:
             axes.annotate(format_time(time), (max(high, time) / scale, position),
                           xytext=(6, 0), textcoords="offset points", va="center", ha="left", color=theme.text)
         axes.set_xlim(right=axes.get_xlim()[1] * 1.4)  # room for the values
-        # Two lines: on one, the label would be wider than the figure.
+        # Three short lines: the axes are narrower than the figure where the case labels are long,
+        # and a label wider than its axes is cut at the figure's edge.
         axes.set_xlabel(f"time per {per} ({unit_name})\n"
-                        "10th percentile of all blocks; whiskers: its 95% interval")
+                        "10th percentile of all blocks;\nwhiskers: its 95% interval")
         axes.grid(axis="x", color=theme.grid, linewidth=0.6)
         _finish_axes(figure, axes, results)
         return _svg(figure)
@@ -276,7 +277,7 @@ def host_layers_svg(results: ResultsFile, theme_name: str) -> str:
                           textcoords="offset points", va="center")
         axes.set_yticks(positions, [case.label for case in cases])
         axes.set_xlim(right=max(left) * 1.3)
-        axes.set_xlabel(f"time per call ({unit_name})\n10th percentile of all blocks, split by profiled share")
+        axes.set_xlabel(f"time per call ({unit_name})\n10th percentile of all blocks,\nsplit by profiled share")
         axes.grid(axis="x", color=theme.grid, linewidth=0.6)
         _open_frame(axes)
         _legend_under_title(figure, results, theme)

@@ -199,7 +199,9 @@ def dispatch_table(results: ResultsFile) -> Markdown:
     body = [[row.mode if row.op_by_op else italic(row.mode), format_time(row.per_op_s),
              format_ratio(row.per_op_s / floor.per_op_s) if row.op_by_op else "(one call, not per op)",
              format_time(row.step_s)] for row in found]
-    return table(["Mode", f"Per op ({ops}-op loop ÷ {ops})", f"Against {floor.mode}", "Whole training step"], body)
+    # A plain time ratio, labelled as one: every op-by-op mode against the cheapest (so at least 1×).
+    return table(["Mode", f"Per op ({ops}-op loop ÷ {ops})", f"Per op ÷ {floor.mode}'s (time ratio)",
+                  "Whole training step"], body)
 
 
 def xla_summary_table(pairs_by_example: list[tuple[ResultsFile, list[xla.XlaPair]]]) -> Markdown:
@@ -219,7 +221,7 @@ def environment_table(all_results: list[ResultsFile]) -> Markdown:
     body = []
     for results in all_results:
         env = results.environment
-        hardware = f"{env['cpu_model']}, {env['logical_cores']} cores"
+        hardware = f"{env['cpu_model']}, {env['logical_cores']} logical cores"
         if env["gpus"]:
             gpu_names = ", ".join(gpu["name"] for gpu in env["gpus"])
             hardware += (f"; {gpu_names}, driver {env.get('gpu_driver') or '?'}, "
@@ -347,20 +349,26 @@ def fixed_cost_table(results: ResultsFile) -> Markdown:
     split = grid_layout(results).split
     body = [[*([fit.part] if split else []), fit.row, time_with_interval(fit.fixed_s),
              time_with_interval(fit.per_item_s),
-             _break_even(fit),
+             break_even_cell(fit),
              f"{fit.worst_miss:.0%}"] for fit in fits]
     header = [*([split.capitalize()] if split else []), grid_layout(results).rows.capitalize(), "Fixed cost per call",
               "Cost per sample", "Batch where they are equal", "Fit's worst miss"]
     return table(header, body, [LEFT] * (2 if split else 1) + [RIGHT] * 4)
 
 
-def _break_even(fit) -> str:
+def break_even_cell(fit) -> str:
     """The batch size where fixed and per-sample costs are equal; "under 1" when the fixed cost is
-    within noise of zero (its interval reaches 0), "never" when no sample adds time."""
+    within noise of zero (its interval reaches 0), "never" when no sample adds time, "not measurable
+    here" when the cost per sample is within noise of zero, and "beyond N" past the largest batch
+    measured (a line fitted over 1 to N says nothing certain beyond N)."""
     if not math.isfinite(fit.break_even_items):
         return "never"
     if fit.fixed_s.low <= 0 or fit.break_even_items < 1:
         return "under 1"
+    if fit.per_item_s.low <= 0:
+        return NOT_MEASURABLE
+    if fit.break_even_items > fit.largest_items:
+        return f"beyond {fit.largest_items:,.0f}, the largest measured"
     return f"{fit.break_even_items:,.0f}"
 
 

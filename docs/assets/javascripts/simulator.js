@@ -255,7 +255,8 @@
       show(out("speedup_graph"), factor(p.speedupGraph), p.speedupGraph);
       show(out("speedup_xla"), factor(p.speedupXla), p.speedupXla);
       show(out("break_even"), p.breakEvenOps === null ? "never: eager is cheaper per op" :
-           "about " + counted(Math.ceil(p.breakEvenOps), "op") + " per call", p.breakEvenOps);
+           "from " + counted(Math.ceil(p.breakEvenOps), "op") + " per call (the lines cross at " +
+           p.breakEvenOps.toFixed(1) + ")", p.breakEvenOps);
       show(out("payback"), p.paybackCalls === null ? "never: the graph is not faster per call" :
            counted(Math.ceil(p.paybackCalls), "call"), p.paybackCalls);
       show(out("extrapolated"), p.extrapolated ?

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.diagnosis_files import SavedDiagnosis
 from tfspeedlab.analysis.diagnosis_report import split_verdict, text_report
-from tfspeedlab.analysis.wording import MATERIAL_SPEEDUP, Mode, Verdict, agrees, format_speedup, material, verdict
+from tfspeedlab.analysis.wording import (MATERIAL_SPEEDUP, Mode, Verdict, agrees, format_speedup, material,
+                                        speedup_figures, verdict)
 from tfspeedlab.results.schema import RUNNERS
 from tfspeedlab.site import markdown
 from tfspeedlab.site.directives.context import Context, Runner
@@ -140,7 +141,11 @@ def _agreement(context: Context, name: str, example: str, eager: str, graph: str
 
 
 def _worded(word: Verdict, found: intervals.Ratio) -> str:
-    return markdown.text(f"{word} ({format_speedup(found)})")
+    """A verdict with its figures, the word said once: ``12.2× faster [10.7–13.7×]``, or ``no material
+    difference (1.06× faster [1.02–1.10×])`` where the diagnosis's threshold decides."""
+    if word is Verdict.NOT_MATERIAL:
+        return markdown.text(f"{word} ({speedup_figures(found)})")
+    return markdown.text(format_speedup(found))
 
 
 @directive("diagnosis_guide_metric", "A measured quantity (a tracing count) of the full run beside the samples, same sitting.")

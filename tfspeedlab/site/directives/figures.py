@@ -10,7 +10,7 @@ from tfspeedlab.analysis import cost_model, dispatch, intervals, line_fit, op_la
 from tfspeedlab.analysis.xla import xla_pairs
 from tfspeedlab.results.schema import NotInResults
 from tfspeedlab.profiling import HOST_LAYERS
-from tfspeedlab.site import markdown, quantities
+from tfspeedlab.site import markdown, quantities, tables
 from tfspeedlab.site.subjects import xla_subject
 from tfspeedlab.site.directives.context import Context, Runner
 from tfspeedlab.site.directives.registry import NOT_IN_QUICK_RUN, directive
@@ -242,7 +242,7 @@ def fitted(context: Context, example: str, part: str, row: str, figure: Literal[
         return wording.time_with_interval(fit.fixed_s)
     if figure == "per_sample":
         return wording.time_with_interval(fit.per_item_s)
-    return f"{fit.break_even_items:,.0f}"
+    return tables.break_even_cell(fit)
 
 
 ModelFigure = Literal["fitted_worst", "fitted_median", "held_out_worst", "held_out_median", "split_elements",

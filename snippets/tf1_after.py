@@ -1,0 +1,36 @@
+import numpy as np
+import tensorflow as tf
+
+layers = tf.keras.layers
+steps = 10  # training steps per graph call
+x = tf.constant(np.random.rand(steps, 8, 64, 16), tf.float32)
+y = tf.constant(np.random.randint(0, 2, (steps, 8, 1)), tf.float32)
+model = tf.keras.Sequential(
+    [
+        tf.keras.Input((64, 16)),
+        layers.Conv1D(16, 16, strides=4, padding="same"),
+        layers.Flatten(),
+        layers.Dropout(0.5),
+        layers.Dense(16, activation="relu"),
+        layers.Dense(1, activation="sigmoid"),
+    ]
+)
+optimizer = tf.keras.optimizers.Adam()
+loss_fn = tf.keras.losses.BinaryCrossentropy()
+
+
+@tf.function  # one call runs `steps` training steps
+def train_steps(x, y):
+    loss = tf.constant(0.0)
+    for i in tf.range(steps):
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y[i], model(x[i], training=True))
+        variables = model.trainable_variables
+        grads = tape.gradient(loss, variables)
+        optimizer.apply_gradients(zip(grads, variables))
+    return loss
+
+
+for call in range(10):  # also 100 steps of 8 samples
+    loss = train_steps(x, y)
+print(f"loss {float(loss):.4f}")
