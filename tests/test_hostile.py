@@ -144,6 +144,7 @@ def _examples(tmp_path, **sources) -> Path:
 STARTS = pytest.mark.parametrize("start", [(), ("--quick",)], ids=["fresh", "forked"])
 
 
+@pytest.mark.slow  # a fresh process imports TensorFlow: seconds (the fast tier leaves it out)
 @STARTS
 @pytest.mark.parametrize("code", [0, 3])
 def test_4_an_example_that_calls_sys_exit_is_a_recorded_failure_and_the_suite_goes_on(tmp_path, code, start):
@@ -184,6 +185,7 @@ def workload(quick=False):
 '''
 
 
+@pytest.mark.slow  # a fresh process imports TensorFlow: seconds (the fast tier leaves it out)
 @STARTS
 def test_6_a_hanging_example_times_out_is_recorded_and_the_rest_run(tmp_path, start):
     examples = _examples(tmp_path, hanging=HANGING, passing=PASSING_EXAMPLE)
@@ -342,6 +344,7 @@ def test_10_examples_folder_missing_or_a_non_utf8_example_are_clear(tmp_path):
 
 # 11. Interrupts are forwarded and reported truthfully; staging does not pile up.
 
+@pytest.mark.slow  # a fresh process imports TensorFlow: seconds (the fast tier leaves it out)
 @STARTS
 def test_11_sigint_to_the_parent_alone_reaches_the_child_and_keeps_the_old_results(tmp_path, start):
     examples = _examples(tmp_path, slow=SLOW_EXAMPLE)
@@ -365,6 +368,7 @@ def test_11_sigint_to_the_parent_alone_reaches_the_child_and_keeps_the_old_resul
     assert not list(out.glob(".staging-*"))
 
 
+@pytest.mark.slow  # a fresh process imports TensorFlow: seconds (the fast tier leaves it out)
 def test_11_sigint_during_a_quick_run_of_two_examples_at_once_stops_both_and_reports_each(tmp_path):
     examples = _examples(tmp_path, slow=SLOW_EXAMPLE, slow2=SLOW_EXAMPLE.replace('name="slow"', 'name="slow2"'))
     out = tmp_path / "results"

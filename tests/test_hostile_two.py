@@ -191,6 +191,7 @@ def test_4_two_reports_to_one_file_and_an_unwritable_folder_are_refused_before_m
 
 # 5. A failing standard output loses no requested --save and ends in one line, no traceback.
 
+@pytest.mark.slow  # a fresh process imports TensorFlow: seconds (the fast tier leaves it out)
 def test_5_a_full_stdout_still_saves_the_report_and_says_so_in_one_line(tmp_path, sample):
     saved = tmp_path / "bp.json"
     with open("/dev/full", "w") as full:
@@ -202,6 +203,7 @@ def test_5_a_full_stdout_still_saves_the_report_and_says_so_in_one_line(tmp_path
     assert json.loads(saved.read_text())["kind"] == "function"
 
 
+@pytest.mark.slow  # a fresh process imports TensorFlow: seconds (the fast tier leaves it out)
 @pytest.mark.parametrize("args", [["env"], ["list"], ["compare", "{a}", "{a}"]])
 def test_5_env_list_and_compare_on_a_full_disk_or_a_closed_pipe_end_in_one_line(tmp_path, args):
     write_results(synthetic_results(), tmp_path / "r")
@@ -229,6 +231,7 @@ def test_5_env_list_and_compare_on_a_full_disk_or_a_closed_pipe_end_in_one_line(
     ("hard_exits_when_compiled", "called os._exit(0)"),
     ("generator_exit", "GeneratorExit"),
 ])
+@pytest.mark.slow  # a fresh process imports TensorFlow: seconds (the fast tier leaves it out)
 def test_6_a_target_that_exits_is_a_clear_failure_with_exit_2(sample, function, message):
     completed = run_cli(*_diagnose(sample, function, "--budget", "3"))
     assert completed.returncode == 2, completed.stderr[-2000:]
@@ -240,6 +243,7 @@ def test_6_an_inputs_function_that_exits_is_a_clear_failure(sample):
     assert completed.returncode == 2 and "--inputs" in completed.stderr and "sys.exit(0)" in completed.stderr
 
 
+@pytest.mark.slow  # a fresh process imports TensorFlow: seconds (the fast tier leaves it out)
 def test_6_a_child_process_that_exits_without_its_report_fails_the_pooled_run(sample):
     completed = run_cli(*_diagnose(sample, "hard_exits_when_compiled", "--processes", "2", "--budget", "6"))
     assert completed.returncode == 2 and "os._exit(0)" in completed.stderr
@@ -248,6 +252,7 @@ def test_6_a_child_process_that_exits_without_its_report_fails_the_pooled_run(sa
 
 # 7. What the target prints stays off standard output: --json parses.
 
+@pytest.mark.slow  # a fresh process imports TensorFlow: seconds (the fast tier leaves it out)
 def test_7_a_target_that_prints_leaves_json_on_stdout_alone(sample):
     completed = run_cli(*_diagnose(sample, "chatty", "--json", "--budget", "3"))
     assert completed.returncode == 0, completed.stderr[-2000:]

@@ -122,3 +122,13 @@ def test_factor_reads_a_speedup_or_a_slowdown_with_its_interval(tmp_path):
     slower = directives.render("factor", ["demo", "graph", "eager"], found)
     assert faster.startswith(tuple("0123456789")) and "\u00a0faster [" in faster and faster.endswith("×]")
     assert "\u00a0slower [" in slower
+
+
+def test_a_training_case_that_moved_no_weight_gets_no_speed_up_while_its_baseline_trained():
+    results = synthetic_results()
+    trained, untrained = results.cases
+    results = replace(results, cases=(replace(trained, metrics={"weight_change": 0.01}),
+                                      replace(untrained, metrics={"weight_change": 0.0})))
+    assert summary.rows(results)[1].speedup == wording.DID_NOT_TRAIN
+    # Where no case reports its weights, the table says what it says of any case.
+    assert summary.rows(synthetic_results())[1].speedup != wording.DID_NOT_TRAIN

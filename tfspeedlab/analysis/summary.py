@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.wording import BASELINE_CELL, doubt_mark, page_speedup
+from tfspeedlab.analysis.wording import BASELINE_CELL, DID_NOT_TRAIN, doubt_mark, page_speedup
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.units import format_time
 
@@ -42,6 +42,8 @@ def rows(results: ResultsFile) -> list[Row]:
         if results.baseline is not None:
             if case.label == results.baseline:
                 speedup = BASELINE_CELL
+            elif _did_not_train(case, results.case(results.baseline)):
+                speedup = DID_NOT_TRAIN
             else:
                 found = intervals.speedup(results, results.baseline, case.label)
                 speedup, doubtful = page_speedup(found) + doubt_mark(found), bool(doubt_mark(found))
@@ -55,6 +57,11 @@ def rows(results: ResultsFile) -> list[Row]:
             in_doubt=doubtful,
         ))
     return built
+
+
+def _did_not_train(case, baseline) -> bool:
+    """Whether a training case left its weights where they started while the baseline moved them."""
+    return case.metrics.get("weight_change") == 0 and bool(baseline.metrics.get("weight_change"))
 
 
 def text_columns(table: list[tuple[str, ...]]) -> str:

@@ -104,6 +104,9 @@ def agrees(diagnosed: Ratio, full_run: Ratio) -> bool:
 # What a page says of a comparison one process measured: a process can land in a slow state as a
 # whole, so one process's blocks cannot say how far a fresh one moves.
 ONE_PROCESS = "one process: no verdict"
+# What a table says of a training case whose weights did not move while its baseline's did: its
+# time is not a training step's, so no speed-up is stated (Keras 3 with eager execution disabled).
+DID_NOT_TRAIN = "did not train: no speed-up"
 
 
 def span(low: float, high: float) -> str:

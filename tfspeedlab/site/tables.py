@@ -334,7 +334,7 @@ def estimator_summary(all_results: list[ResultsFile]) -> Markdown:
                 if best == intervals.CHOSEN else
                 f"These results favour the {best} ({overall[best]:.1%} worst split, against "
                 f"{overall[intervals.CHOSEN]:.1%} for the guide's {intervals.CHOSEN}); the guide keeps its "
-                "estimator, chosen once from the committed runs, and every figure here still uses it.")
+                "estimator, chosen before this experiment, and every figure here still uses it.")
     return Markdown(table(["Estimator", f"Worst split over all {len(worst[best])} speed-ups",
                            "Mean of their worst splits"], body) + "\n\n" + italic(favoured))
 
@@ -448,14 +448,14 @@ def coverage_finding(rows: list, expected: float, required: float) -> Markdown:
         return Markdown("")
     share = landed / total
     if share >= required:
-        verdict = (f"at least the {required:.0%} the guide requires of its method "
+        verdict = (f"at least the {required:.0%} the guide aims for "
                    f"(normal theory expects about {expected:.0%})")
         advice = ""
     else:
-        verdict = (f"fewer than the {required:.0%} the guide requires, and than the {expected:.0%} normal theory "
+        verdict = (f"fewer than the {required:.0%} the guide aims for, and than the {expected:.0%} normal theory "
                    f"expects of a fresh estimate")
         advice = (" The sittings differ by more than the processes of one sitting do: on this machine the "
-                  "intervals describe one sitting, and a verdict near the end of its interval may read "
-                  "otherwise on another day.")
+                  "intervals describe one sitting, and a verdict whose interval ends within a few percent "
+                  "of 1× is provisional: it may read otherwise on another day.")
     return Markdown(f"Under the guide's method, **{landed} of {total}** re-measured speed-ups "
                     f"(**{share:.0%}**) landed inside the committed interval: {verdict}.{advice}")
