@@ -200,11 +200,6 @@ def ratio(a: CaseResult | Sequence[Measurement], b: CaseResult | Sequence[Measur
     return dataclasses.replace(_ratio(runs_a, runs_b, method), processes=processes)
 
 
-def t975(degrees_of_freedom: int) -> float:
-    """Student's t 97.5% quantile (a two-sided 95% interval), beyond 30 degrees taken as 30's."""
-    return _T975[min(degrees_of_freedom, len(_T975)) - 1]
-
-
 def _ratio(runs_a: list[np.ndarray], runs_b: list[np.ndarray], method: str) -> Ratio:
     bootstrap = _bootstrap_ratio(runs_a, runs_b)
     if method == "hierarchical bootstrap":
@@ -225,7 +220,7 @@ def _paired_interval(runs_a: list[np.ndarray], runs_b: list[np.ndarray], value: 
         return None
     estimator = ESTIMATORS[CHOSEN]
     logs = np.log([estimator.of([runs_a[i]]) / estimator.of([runs_b[i]]) for i in range(count)])
-    half = t975(count - 1) * float(np.std(logs, ddof=1)) / math.sqrt(count)
+    half = _T975[min(count - 1, len(_T975)) - 1] * float(np.std(logs, ddof=1)) / math.sqrt(count)
     centre = math.log(value)
     return math.exp(centre - half), math.exp(centre + half)
 
