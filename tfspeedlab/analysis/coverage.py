@@ -86,9 +86,11 @@ def comparisons(results: ResultsFile, narrowed: Mapping[str, Any] | None = None)
 
 
 def landings(committed: ResultsFile, remeasures: list[ResultsFile], narrowed: Mapping[str, Any] | None = None,
-             method: str | None = None) -> list[Landing]:
-    """Each comparison's committed interval (by ``method``) and where each re-measure put it; a
-    comparison a re-measure lacks (a quick run's smaller workload) is left out of that sitting."""
+             method: str | None = None, drift: tuple[float, int] | None = None) -> list[Landing]:
+    """Each comparison's committed interval (by ``method``, widened by ``drift`` under "with drift":
+    estimated without these re-measures, so that none is checked against an interval it widened)
+    and where each re-measure put it; a comparison a re-measure lacks (a quick run's smaller
+    workload) is left out of that sitting."""
     found = []
     for comparison in comparisons(committed, narrowed):
         labels = {case.label for case in committed.cases}
@@ -96,7 +98,7 @@ def landings(committed: ResultsFile, remeasures: list[ResultsFile], narrowed: Ma
                        if {comparison.slower, comparison.faster} <= {case.label for case in again.cases})
         if values and comparison.slower in labels:
             committed_ratio = intervals.ratio(committed.case(comparison.slower), committed.case(comparison.faster),
-                                              method)
+                                              method, drift=drift or (0.0, 0))
             found.append(Landing(comparison, committed_ratio, values))
     return found
 

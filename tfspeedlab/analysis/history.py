@@ -9,6 +9,7 @@ import numpy as np
 
 from tfspeedlab.analysis import intervals
 from tfspeedlab.spec.releases import Release
+from tfspeedlab.results.cpu import cpu_description
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import CaseResult, NotInResults
 
@@ -83,7 +84,7 @@ def trend(history: list[ReleaseResults], example: str, case: str) -> list[TrendP
 def cpu_of(history: list[ReleaseResults], example: str, release: Release) -> str | None:
     item = next((item for item in history if item.release == release), None)
     results = item.results.get(example) if item else None
-    return results.environment.get("cpu_model") if results else None
+    return cpu_description(results.environment) if results else None
 
 
 def steps(history: list[ReleaseResults], example: str) -> list[ReleaseStep]:

@@ -33,9 +33,13 @@ CONFIDENCE = 0.95
 RESAMPLES = 2000
 
 
-def _runs(case: CaseResult | Sequence[Measurement]) -> list[np.ndarray]:
+def runs_of(case: CaseResult | Sequence[Measurement]) -> list[np.ndarray]:
+    """Each process's block times (seconds per call) of a case, or of a list of runs."""
     runs = case.runs if isinstance(case, CaseResult) else case
     return [np.asarray(run.samples_s, dtype=float) for run in runs]
+
+
+_runs = runs_of
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,8 @@ class Ratio:
     high: float
     # The processes the less-measured side was timed in (None: not from runs, e.g. a test's figure).
     processes: int | None = None
+    # The between-sittings drift (SD of the log speed-up) folded into the interval; 0: one sitting's.
+    drift: float = 0.0
 
     @property
     def above_one(self) -> bool:
@@ -174,17 +180,49 @@ def resampled_estimates(case: CaseResult, resamples: int = RESAMPLES, seed: int 
 #   t interval on their logarithms around the pooled ratio — it widens as the processes disagree
 #   and as there are fewer of them, which a bootstrap of three processes cannot;
 # * "wider of both": each end from whichever of the two reaches further.
-METHODS = ("hierarchical bootstrap", "paired processes", "wider of both")
-METHOD = "wider of both"
+# * "with drift": the wider of both, each end widened by the drift between sittings measured on the
+#   machine (``tfspeedlab.analysis.drift``), added in quadrature on the log scale: what a re-measure
+#   on another day can move on top of what this sitting's processes show.
+METHODS = ("hierarchical bootstrap", "paired processes", "wider of both", "with drift")
+METHOD = "with drift"
 # Two-sided 97.5% quantiles of Student's t by degrees of freedom (no SciPy for thirty numbers).
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
          2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
          2.045, 2.042)
+NORMAL_975 = 1.96
+
+
+def t975(degrees_of_freedom: int) -> float:
+    """Student's two-sided 97.5% quantile (1.96 past thirty degrees of freedom, where t is within 4% of it)."""
+    if degrees_of_freedom < 1:
+        raise ValueError(f"t needs at least one degree of freedom, not {degrees_of_freedom}")
+    return _T975[degrees_of_freedom - 1] if degrees_of_freedom <= len(_T975) else NORMAL_975
+
+
+def _case_drift(case: CaseResult | Sequence[Measurement]) -> tuple[float, int]:
+    if isinstance(case, CaseResult) and case.drift is not None:
+        return case.drift
+    return 0.0, 0
+
+
+def with_drift(found: Ratio, log_sd: float, quantile: float) -> Ratio:
+    """``found`` with each end widened by ``quantile`` × the drift ``log_sd``, in quadrature on the log scale."""
+    if log_sd <= 0:
+        return found
+    spread = (quantile * log_sd) ** 2
+    centre = math.log(found.value)
+    low = centre - math.sqrt((centre - math.log(found.low)) ** 2 + spread)
+    high = centre + math.sqrt((math.log(found.high) - centre) ** 2 + spread)
+    return dataclasses.replace(found, low=math.exp(low), high=math.exp(high), drift=log_sd)
 
 
 def ratio(a: CaseResult | Sequence[Measurement], b: CaseResult | Sequence[Measurement],
-          method: str | None = None) -> Ratio:
+          method: str | None = None, drift: tuple[float, int] | None = None) -> Ratio:
     """``a``'s time over ``b``'s: above 1, ``b`` is faster; its interval by ``method`` (default ``METHOD``).
+
+    Under "with drift", the drift is the cases' own (``CaseResult.drift``, set where the site found
+    re-measure sittings; the larger of the two), or ``drift`` as (log SD, deviations it was estimated
+    from) when given; without one, the interval is the wider of both, one sitting's.
 
     ``ratio(b, a)`` is exactly the reciprocal of ``ratio(a, b)``, interval included: a page may ask for
     a comparison either way round (a verdict, an interval, a speed-up) and must get one answer.
@@ -194,10 +232,16 @@ def ratio(a: CaseResult | Sequence[Measurement], b: CaseResult | Sequence[Measur
         raise ValueError(f"no interval method {method!r}; methods: {', '.join(METHODS)}")
     runs_a, runs_b = _runs(a), _runs(b)
     processes = min(len(runs_a), len(runs_b))
+    within = "wider of both" if method == "with drift" else method
     if _checksum(runs_b) < _checksum(runs_a):  # bootstrap in one canonical order, then turn it round
-        turned = _ratio(runs_b, runs_a, method)
-        return Ratio(1 / turned.value, 1 / turned.high, 1 / turned.low, processes)
-    return dataclasses.replace(_ratio(runs_a, runs_b, method), processes=processes)
+        turned = _ratio(runs_b, runs_a, within)
+        found = Ratio(1 / turned.value, 1 / turned.high, 1 / turned.low, processes)
+    else:
+        found = dataclasses.replace(_ratio(runs_a, runs_b, within), processes=processes)
+    if method != "with drift" or processes < 2:  # one process gets no verdict anyway
+        return found
+    log_sd, deviations = drift if drift is not None else max(_case_drift(a), _case_drift(b))
+    return with_drift(found, log_sd, t975(deviations)) if deviations else found
 
 
 def _ratio(runs_a: list[np.ndarray], runs_b: list[np.ndarray], method: str) -> Ratio:
@@ -220,7 +264,7 @@ def _paired_interval(runs_a: list[np.ndarray], runs_b: list[np.ndarray], value: 
         return None
     estimator = ESTIMATORS[CHOSEN]
     logs = np.log([estimator.of([runs_a[i]]) / estimator.of([runs_b[i]]) for i in range(count)])
-    half = _T975[min(count - 1, len(_T975)) - 1] * float(np.std(logs, ddof=1)) / math.sqrt(count)
+    half = t975(count - 1) * float(np.std(logs, ddof=1)) / math.sqrt(count)
     centre = math.log(value)
     return math.exp(centre - half), math.exp(centre + half)
 

@@ -18,12 +18,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from tfspeedlab.results.cpu import CPU_ID_FIELDS
 from tfspeedlab.results.history import ENVIRONMENT_RECORD, read_record
 from tfspeedlab.results.schema import FAILURE_SUFFIX, RUNNERS, ResultsFile, to_dict
 from tfspeedlab.results.store import check_placement, load_results, write_json_atomic
 
 # Environment fields that must agree for two sittings to be the same code on the same software.
-SAME_ENVIRONMENT = ("git_commit", "tensorflow", "keras", "tf_keras", "numpy", "python", "cpu_model")
+SAME_ENVIRONMENT = ("git_commit", "tensorflow", "keras", "tf_keras", "numpy", "python", "cpu_model", "cpu_flags",
+                    *CPU_ID_FIELDS)
 
 
 class PoolError(ValueError):

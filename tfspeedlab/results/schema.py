@@ -81,6 +81,10 @@ class CaseResult:
     runs: tuple[Measurement, ...]
     # Measured quantities other than time: tracing counts, loss change, memory.
     metrics: Mapping[str, float] = field(default_factory=dict)
+    # How far this example's speed-ups move between sittings on its machine, as (SD of the log
+    # speed-up, deviations it was estimated from): set by a site build from re-measure sittings
+    # (tfspeedlab.analysis.drift), never stored in the file; None: one sitting's intervals.
+    drift: tuple[float, int] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.runs, Measurement):  # one run, given as it is

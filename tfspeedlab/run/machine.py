@@ -41,7 +41,13 @@ def capture(runner: str | None = None) -> dict[str, Any]:
         "os": platform.platform(),
         "cpu_model": cpu_model(),
         "cpu_flags": cpu_flags(),
+        # Which CPU it is where the model name does not say (a VM's "AMD EPYC" on two generations).
+        **cpu_id(),
+        # Hardware threads per core: 2 where the logical cores are SMT siblings sharing a core.
+        "threads_per_core": threads_per_core(),
         "logical_cores": os.cpu_count() or 0,
+        # The cores this process may run on (a container's CPU set, or ``taskset``), where Linux says.
+        "usable_cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
         # 0 means "TensorFlow's default": one thread per logical core.
         "intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads() if tf else 0,
         "inter_op_threads": tf.config.threading.get_inter_op_parallelism_threads() if tf else 0,
@@ -88,6 +94,35 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine() or "unknown"
+
+
+def cpu_id() -> dict[str, int | None]:
+    """The CPU's family, model number and stepping from /proc/cpuinfo (None each where not reported)."""
+    wanted = {"cpu family": "cpu_family", "model": "cpu_model_number", "stepping": "cpu_stepping"}
+    found: dict[str, int | None] = dict.fromkeys(wanted.values())
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() in wanted and value.strip().isdigit():
+                found[wanted[key.strip()]] = int(value)
+            if not line.strip() and any(value is not None for value in found.values()):
+                break  # the first processor's block is enough: a VM's cores are alike
+    except OSError:
+        pass
+    return found
+
+
+def threads_per_core() -> int | None:
+    """Logical cores per physical core, from Linux's topology files (None where they are missing)."""
+    try:
+        siblings = Path("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list").read_text().strip()
+    except OSError:
+        return None
+    count = 0
+    for part in siblings.split(","):
+        low, _, high = part.partition("-")
+        count += int(high) - int(low) + 1 if high else 1
+    return count
 
 
 def cpu_flags() -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable, Mapping
 
+from tfspeedlab.results.cpu import cpu_description
 from tfspeedlab.results.schema import RUNNERS
 from tfspeedlab.site import templating
 
@@ -26,6 +27,8 @@ def not_measured(runner: str, what: str, command: str | None = None) -> str:
 
 def machine_summary(environment: Mapping) -> str:
     """``Intel Xeon …, 2 logical cores``, led by the GPUs' names where there are any."""
-    machine = f"{environment['cpu_model']}, {environment['logical_cores']} logical cores"
+    machine = f"{cpu_description(environment)}, {environment['logical_cores']} logical cores"
+    if environment.get("threads_per_core") is not None:
+        machine += f", {environment['threads_per_core']} thread{'s' if environment['threads_per_core'] != 1 else ''} per core"
     gpus = ", ".join(gpu.get("name", "?") for gpu in environment["gpus"])
     return f"{gpus} ({machine})" if gpus else machine

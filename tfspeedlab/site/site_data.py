@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tfspeedlab.analysis import cost_model
+from tfspeedlab.analysis import cost_model, drift
 from tfspeedlab.analysis.diagnosis_files import DiagnosisFileError
 from tfspeedlab.results import artifacts
 from tfspeedlab.results.history import ReleaseResults, load_history
@@ -124,8 +124,12 @@ def _load(root: Path) -> SiteData:
         diagnoses = {runner: load_samples(root, runner) for runner in RUNNERS}
     except (DiagnosisFileError, ResultsFileError) as error:  # a malformed file, or one named outside [a-z0-9_]
         raise SiteDataError(f"cannot build from a diagnosis file: {error}") from error
-    return SiteData(root, results, known, history, diagnoses, simulator.fitted_models(results),
-                    {runner: _remeasures(root, runner) for runner in RUNNERS})
+    remeasures = {runner: _remeasures(root, runner) for runner in RUNNERS}
+    # Every interval drawn from a committed file takes in how far its machine moved between sittings,
+    # where re-measure sittings say (the fair-timing page's "Do the intervals hold up?").
+    results = {runner: drift.attach(found, drift.for_runner(found, remeasures[runner]))
+               for runner, found in results.items()}
+    return SiteData(root, results, known, history, diagnoses, simulator.fitted_models(results), remeasures)
 
 
 def _remeasures(root: Path, runner: str) -> dict[str, dict[str, ResultsFile]]:

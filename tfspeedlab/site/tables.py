@@ -15,6 +15,7 @@ from tfspeedlab.results import provenance
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.results.timing import Timing
 from tfspeedlab.site import templating
+from tfspeedlab.site.runners import machine_summary
 from tfspeedlab.site.markdown import (
     LEFT,
     RIGHT,
@@ -221,7 +222,7 @@ def environment_table(all_results: list[ResultsFile]) -> Markdown:
     body = []
     for results in all_results:
         env = results.environment
-        hardware = f"{env['cpu_model']}, {env['logical_cores']} logical cores"
+        hardware = machine_summary({**env, "gpus": []})
         if env["gpus"]:
             gpu_names = ", ".join(gpu["name"] for gpu in env["gpus"])
             hardware += (f"; {gpu_names}, driver {env.get('gpu_driver') or '?'}, "

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tfspeedlab.analysis import coverage as coverage_analysis
+from tfspeedlab.analysis import drift
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.coverage import HEADLINE
 from tfspeedlab.analysis.xla import xla_pairs
@@ -42,7 +43,9 @@ def _runner_block(context: Context, runner: str, example: str) -> str:
         context.claim(("time per call", runner, example, case.label), format_time(case.measurement.per_call_s))
     if _shows_ratios(found) and context.first_on_page("how to read the tables"):
         parts.append(templating.render("speedup_note.md.j2",
-                                       why=context.relative("fair-timing.md") + "#which-number-reproduces"))
+                                       why=context.relative("fair-timing.md") + "#which-number-reproduces",
+                                       drift=any(case.drift for case in found.cases),
+                                       hold_up=context.relative("fair-timing.md") + "#do-the-intervals-hold-up"))
     for theme in charts.THEMES:
         target = context.relative(chart_uri(runner, example, theme))
         parts.append(f"![{markdown.text(found.title)}, time per call on {runner}]({target}#only-{theme})")
@@ -162,21 +165,24 @@ def model_validation(context: Context) -> str:
 def coverage(context: Context) -> str:
     def body(runner: str) -> str:
         committed = context.results[runner]
+        sittings = context.remeasures.get(runner) or {}
         # A re-measure on another CPU model says how far two machines differ, not how well an
-        # interval holds on one: only sittings on the committed file's CPU count.
-        same_cpu = {example: [found[example] for found in (context.remeasures.get(runner) or {}).values()
-                              if example in found and example in committed
-                              and found[example].environment["cpu_model"] == committed[example].environment["cpu_model"]]
-                    for example in HEADLINE}
-        examples = [example for example in HEADLINE if same_cpu[example]]
+        # interval holds on one: only sittings on the committed file's CPU count (drift.same_machine).
+        same_cpu = {example: list(drift.remeasures_of(example, committed[example], sittings).values())
+                    for example in HEADLINE if example in committed}
+        examples = [example for example in same_cpu if same_cpu[example]]
         if not examples:
             return not_measured(runner, "the re-measures of the headline examples",
                                 command=f"bash scripts/coverage-sitting.sh --runner {runner}")
+        counts = {example: len(same_cpu[example]) for example in examples}
         by_method = {}
         for method in intervals.METHODS:
-            by_example = {example: coverage_analysis.landings(committed[example], same_cpu[example],
-                                                              HEADLINE[example], method) for example in examples}
-            counts = {example: len(same_cpu[example]) for example in examples}
+            if method == "with drift":
+                held_out = drift.held_out_landings(committed, sittings)
+                by_example = {example: held_out.get(example, []) for example in examples}
+            else:
+                by_example = {example: coverage_analysis.landings(committed[example], same_cpu[example],
+                                                                  HEADLINE[example], method) for example in examples}
             by_method[method] = coverage_analysis.summarise(by_example, counts)
         finding = tables.coverage_finding(by_method[intervals.METHOD], coverage_analysis.EXPECTED_INSIDE,
                                           coverage_analysis.REQUIRED_INSIDE)

@@ -8,6 +8,7 @@ from typing import Literal
 
 from tfspeedlab.analysis import cost_model, dispatch, intervals, line_fit, op_layers, wording
 from tfspeedlab.analysis.xla import xla_pairs
+from tfspeedlab.results.cpu import cpu_description, same_cpu
 from tfspeedlab.results.schema import NotInResults
 from tfspeedlab.profiling import HOST_LAYERS
 from tfspeedlab.site import markdown, quantities, tables
@@ -98,10 +99,10 @@ def verdict(context: Context, example: str, candidate: str, reference: str, *, r
 def agreement(context: Context, example: str, case: str, other_example: str, other_case: str, *,
               runner: Runner = "cpu") -> str:
     here, there = context.lookup(example, runner), context.lookup(other_example, runner)
-    cpus = here.environment["cpu_model"], there.environment["cpu_model"]
-    if cpus[0] != cpus[1]:
+    if not same_cpu(here.environment, there.environment):
         # Two machines differ by more than two runs do: no agreement to check.
-        return wording.not_compared_across_cpus(markdown.text(cpus[0]), markdown.text(cpus[1]))
+        return wording.not_compared_across_cpus(markdown.text(cpu_description(here.environment)),
+                                                markdown.text(cpu_description(there.environment)))
     return wording.agreement(intervals.ratio(here.case(case), there.case(other_case)))
 
 

@@ -1,0 +1,109 @@
+"""The drift between sittings: estimated net of each sitting's own noise, widening every interval of its
+machine, checked only against sittings it was not estimated from, and only on the same CPU."""
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from conftest import synthetic_results
+from tfspeedlab.analysis import drift, intervals
+from tfspeedlab.measure.measurement import Measurement
+from tfspeedlab.results.cpu import cpu_description, same_cpu
+from tfspeedlab.results.schema import CaseResult
+
+ZEN5 = {"cpu_model": "AMD EPYC", "cpu_flags": ["avx2", "avx512f", "avx_vnni"], "cpu_family": 26,
+        "cpu_model_number": 2, "cpu_stepping": 1}
+ZEN4 = {"cpu_model": "AMD EPYC", "cpu_flags": ["avx2", "avx512f"]}
+
+
+def sitting(graph_scale, when, cpu=ZEN5, seed=0, example="small_ops"):
+    """small_ops-shaped results of one sitting: eager at 10 ms, graph at ``graph_scale``, three processes."""
+    rng = np.random.default_rng(seed)
+
+    def runs(scale):
+        return tuple(Measurement(tuple(scale * (1 + 0.02 * rng.random(20))), 10, scale, "test") for _ in range(3))
+
+    cases = (CaseResult("eager", {"mode": "eager"}, runs(10e-3)), CaseResult("graph", {"mode": "graph"}, runs(graph_scale)),
+             CaseResult("xla", {"mode": "xla"}, runs(graph_scale / 2)))
+    base = synthetic_results(example=example)
+    return replace(base, cases=cases, quick=False, environment={**base.environment, **cpu, "utc_time": when})
+
+
+def test_the_same_cpu_needs_the_same_instruction_sets_and_ids():
+    assert same_cpu(ZEN5, dict(ZEN5))
+    assert not same_cpu(ZEN5, ZEN4)  # one model name, two generations
+    assert not same_cpu(ZEN5, {**ZEN5, "cpu_stepping": 2})
+    assert same_cpu(ZEN5, {k: v for k, v in ZEN5.items() if k != "cpu_stepping"})  # compared where both say
+    assert not same_cpu(ZEN5, {"cpu_model": "AMD EPYC"})  # recorded no flags: cannot be told the same
+    assert same_cpu({"cpu_model": "Test CPU"}, {"cpu_model": "Test CPU"})
+    assert cpu_description(ZEN5) == "AMD EPYC (family 26, model 2, stepping 1; AVX2, AVX-512, AVX-VNNI)"
+
+
+def test_drift_is_what_sittings_move_beyond_their_own_noise():
+    committed = sitting(1e-3, "2026-12-02T10:00:00+00:00")
+    quiet = [sitting(1e-3, f"2026-12-02T1{hour}:00:00+00:00", seed=hour) for hour in (1, 2)]
+    moved = [sitting(1e-3 * factor, f"2026-12-02T1{hour}:00:00+00:00", seed=hour)
+             for hour, factor in ((1, 1.25), (2, 0.8))]
+    still = drift.for_runner({"small_ops": committed}, {str(i): {"small_ops": s} for i, s in enumerate(quiet)})
+    shifted = drift.for_runner({"small_ops": committed}, {str(i): {"small_ops": s} for i, s in enumerate(moved)})
+    assert still["small_ops"].typical_move < 0.02
+    # The graph and XLA rungs moved by ln 1.25 and ln 0.8 (about 0.22 each way) in both sittings:
+    # (0.22² ÷ 2) per deviation, so about 0.16 of drift.
+    assert 0.13 < shifted["small_ops"].log_sd < 0.18 and shifted["small_ops"].own
+    assert shifted["small_ops"].deviations == 4
+
+
+def test_an_example_without_sittings_takes_the_pooled_drift_and_none_without_any():
+    committed = {"small_ops": sitting(1e-3, "2026-12-02T10:00:00+00:00"),
+                 "matmul": sitting(1e-3, "2026-12-02T10:00:00+00:00", example="matmul")}
+    sittings = {"2026-12-02T1100": {"small_ops": sitting(1.3e-3, "2026-12-02T11:00:00+00:00", seed=1)}}
+    found = drift.for_runner(committed, sittings)
+    assert found["matmul"].log_sd == found["small_ops"].log_sd > 0 and not found["matmul"].own
+    assert drift.for_runner(committed, {}) == {}
+
+
+def test_a_sitting_on_another_cpu_or_pooled_into_the_committed_file_does_not_count():
+    committed = sitting(1e-3, "2026-12-02T10:00:00+00:00")
+    other_cpu = sitting(1.5e-3, "2026-12-02T11:00:00+00:00", cpu=ZEN4)
+    assert drift.for_runner({"small_ops": committed}, {"a": {"small_ops": other_cpu}}) == {}
+    pooled = replace(committed, environment={**committed.environment,
+                                             "sittings": ["2026-12-02T10:00:00+00:00", "2026-12-02T11:00:00+00:00"]})
+    again = sitting(1.5e-3, "2026-12-02T11:00:00+00:00")
+    assert drift.remeasures_of("small_ops", pooled, {"a": {"small_ops": again}}) == {}
+
+
+def test_attached_drift_widens_every_interval_drawn_from_the_file_and_keeps_the_value():
+    committed = sitting(1e-3, "2026-12-02T10:00:00+00:00")
+    moved = {"a": {"small_ops": sitting(1.3e-3, "2026-12-02T11:00:00+00:00", seed=1)}}
+    found = drift.for_runner({"small_ops": committed}, moved)
+    attached = drift.attach({"small_ops": committed}, found)["small_ops"]
+    before = intervals.speedup(committed, "eager", "graph")
+    after = intervals.speedup(attached, "eager", "graph")
+    assert after.value == before.value and after.drift == found["small_ops"].log_sd
+    quantile = intervals.t975(found["small_ops"].deviations)
+    widened = math.sqrt(math.log(before.high / before.value) ** 2 + (quantile * after.drift) ** 2)
+    assert math.log(after.high / after.value) == pytest.approx(widened)
+    assert after.low < before.low and after.high > before.high
+    # Either way round, one answer.
+    turned = intervals.speedup(attached, "graph", "eager")
+    assert turned.low == pytest.approx(1 / after.high) and turned.high == pytest.approx(1 / after.low)
+    # The other methods keep one sitting's interval.
+    assert intervals.ratio(attached.case("eager"), attached.case("graph"), "wider of both") == replace(before, drift=0.0)
+
+
+def test_coverage_checks_each_sitting_against_a_drift_estimated_without_it():
+    committed = {"small_ops": sitting(1e-3, "2026-12-02T10:00:00+00:00")}
+    sittings = {"A": {"small_ops": sitting(1.3e-3, "2026-12-02T11:00:00+00:00", seed=1)},
+                "B": {"small_ops": sitting(1.0e-3, "2026-12-02T12:00:00+00:00", seed=2)}}
+    landed = drift.held_out_landings(committed, sittings)["small_ops"]
+    # B is checked against the drift A shows (wide), so lands inside; A against B's (none), so it misses.
+    by_value = {round(landing.remeasured[0], 1): landing.inside for landing in landed if "graph" in landing.comparison.faster}
+    assert by_value == {round(10 / 1.3, 1): 0, 10.0: 1}
+
+
+def test_t975_refuses_no_degrees_of_freedom_and_is_normal_past_thirty():
+    with pytest.raises(ValueError):
+        intervals.t975(0)
+    assert intervals.t975(1) == 12.706 and intervals.t975(31) == intervals.NORMAL_975
