@@ -8,12 +8,13 @@ from tfspeedlab.analysis.diagnosis import Diagnosis
 from tfspeedlab.run.diagnose import diagnose
 from tfspeedlab.run.standalone import main
 from tfspeedlab.spec.layout import Cases, Grid, OpLayers, PerOp, Sweep
-from tfspeedlab.spec.workload import Case, Prepared, SkipExample, Workload
+from tfspeedlab.spec.workload import Case, CaseUnavailable, Prepared, SkipExample, Workload
 from tfspeedlab.units import format_time, select_unit
 
 __all__ = [
     "IQR_WARN_THRESHOLD",
     "Case",
+    "CaseUnavailable",
     "Cases",
     "Diagnosis",
     "Grid",

@@ -110,6 +110,8 @@ class ResultsFile:
     baseline: str | None = None
     layout: Layout = field(default_factory=Cases)
     source: Path | None = field(default=None, compare=False)
+    # Cases that could not run where this file was measured, each with its reason (one line).
+    unavailable: Mapping[str, str] = field(default_factory=dict)
 
     def case(self, label: str) -> CaseResult:
         for case in self.cases:
@@ -133,6 +135,8 @@ def to_dict(results: ResultsFile) -> dict[str, Any]:
         "params": dict(results.params),
         "environment": dict(results.environment),
         "cases": [_case_to_dict(case) for case in results.cases],
+        # Written only where a case could not run, so that other files read as they always did.
+        **({"unavailable": dict(results.unavailable)} if results.unavailable else {}),
     }
 
 
@@ -192,7 +196,7 @@ def from_dict(data: Any, path: Path | str) -> ResultsFile:
     if not all(isinstance(gpu, dict) for gpu in environment["gpus"]):
         raise ResultsFileError(path, "environment.gpus", "must be a list of JSON objects, one per GPU")
     raw_cases = reader.get(data, "cases", list)
-    if not raw_cases:
+    if not raw_cases and not data.get("unavailable"):  # a process whose every case could not run says why
         raise ResultsFileError(path, "cases", "is empty")
     if len(raw_cases) > MAX_CASES:
         raise ResultsFileError(path, "cases", f"holds {len(raw_cases)} cases; at most {MAX_CASES} are read")
@@ -209,6 +213,7 @@ def from_dict(data: Any, path: Path | str) -> ResultsFile:
         missing = sorted(set(parameters_read(layout)) - set(case.params))
         if missing:
             raise ResultsFileError(path, f"cases[{index}].params", f"lacks {missing}, which its {layout.kind} layout reads")
+    unavailable = _unavailable_from_dict(reader, data.get("unavailable", {}), labels)
     return ResultsFile(
         example=example,
         title=reader.check_length(reader.get(data, "title", str), "title"),
@@ -220,7 +225,21 @@ def from_dict(data: Any, path: Path | str) -> ResultsFile:
         baseline=baseline,
         layout=layout,
         source=Path(path),
+        unavailable=unavailable,
     )
+
+
+def _unavailable_from_dict(reader: FieldReader, raw: Any, labels: list[str]) -> dict[str, str]:
+    """``unavailable``: case labels, none of them a measured case, each with a one-line reason."""
+    reader.require(isinstance(raw, dict), "unavailable", "must be a JSON object of case label → reason")
+    reader.require(len(raw) <= MAX_CASES, "unavailable", f"holds {len(raw)} cases; at most {MAX_CASES} are read")
+    for label, reason in raw.items():
+        reader.require(isinstance(reason, str) and "\n" not in reason, f"unavailable.{label[:40]}",
+                       "must be a one-line reason")
+        reader.check_length(label, "unavailable label")
+        reader.check_length(reason, f"unavailable.{label[:40]}")
+        reader.require(label not in labels, f"unavailable.{label[:40]}", "names a case that was measured")
+    return dict(raw)
 
 
 def _case_from_dict(reader: FieldReader, raw: Any, prefix: str) -> CaseResult:

@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 from tfspeedlab.measure.measurement import per_step
 from tfspeedlab.measure.timer import TimedCall, bench, bench_interleaved
-from tfspeedlab.results.schema import CaseResult, ResultsFile
+from tfspeedlab.results.schema import MAX_TEXT, CaseResult, ResultsFile
 from tfspeedlab.run import machine
-from tfspeedlab.spec.workload import Case, Workload
+from tfspeedlab.spec.workload import Case, CaseUnavailable, Workload
 from tfspeedlab.units import format_time
 
 
@@ -34,21 +34,39 @@ def run_workload(
     """
     selected = [case for case in workload.cases
                 if case.process == group and (case.rounds or default_rounds) >= round_number]
-    prepared = {}
+    prepared, unavailable = {}, {}
     for index, case in enumerate(selected, start=1):
         progress(f"  {workload.name} · {case.label}  ({index}/{len(selected)}) warming up …")
-        prepared[case.label] = case.prepare()
-    together = [case for case in selected if not case.bench_options]
-    calls = [TimedCall(prepared[case.label].fn, prepared[case.label].args, budget_s=workload.budget_s,
-                       watch=prepared[case.label].watch) for case in together]
+        try:
+            prepared[case.label] = case.prepare()
+        except CaseUnavailable as reason:  # this case only: the page says why its row is missing
+            unavailable[case.label] = unavailable_reason(reason)
+            progress(f"  {workload.name} · {case.label}  could not run: {unavailable[case.label]}")
+    selected = [case for case in selected if case.label in prepared]
+    together, calls = [], []
+    for case in selected:
+        if case.bench_options:
+            continue
+        try:  # the first call happens here: a case's fn may raise CaseUnavailable from it (a compile that fails)
+            calls.append(TimedCall(prepared[case.label].fn, prepared[case.label].args, budget_s=workload.budget_s,
+                                   watch=prepared[case.label].watch))
+            together.append(case)
+        except CaseUnavailable as reason:
+            unavailable[case.label] = unavailable_reason(reason)
+            progress(f"  {workload.name} · {case.label}  could not run: {unavailable[case.label]}")
     measured = dict(zip((case.label for case in together), bench_interleaved(calls) if calls else []))
     for case in selected:
-        if case.label not in measured:
+        if case.label not in measured and case.label not in unavailable:
             setup = prepared[case.label]
             options = {"budget_s": workload.budget_s, "watch": setup.watch, **case.bench_options}
-            measured[case.label] = bench(setup.fn, *setup.args, **options)
+            try:
+                measured[case.label] = bench(setup.fn, *setup.args, **options)
+            except CaseUnavailable as reason:
+                unavailable[case.label] = unavailable_reason(reason)
     cases = []
     for case in selected:
+        if case.label not in measured:
+            continue
         measurement = per_step(measured[case.label], case.steps_per_call)
         metrics = dict(prepared[case.label].metrics()) if prepared[case.label].metrics else {}
         progress(
@@ -57,7 +75,13 @@ def run_workload(
             + (f" {metrics}" if metrics else "")
         )
         cases.append(CaseResult(case.label, case_params(case), (measurement,), metrics))
-    return assemble(workload, runner, quick, cases)
+    return assemble(workload, runner, quick, cases, unavailable=unavailable)
+
+
+def unavailable_reason(reason: CaseUnavailable) -> str:
+    """The reason as one line a results file can hold (its first line, cut to the length a file allows)."""
+    line = (str(reason).strip().splitlines() or [type(reason).__name__])[0]
+    return line if len(line) <= MAX_TEXT else line[:MAX_TEXT - 1] + "…"
 
 
 def case_params(case: Case) -> dict:
@@ -70,9 +94,9 @@ def case_params(case: Case) -> dict:
 
 
 def assemble(workload: Workload, runner: str, quick: bool, cases: list[CaseResult],
-             environment: dict | None = None) -> ResultsFile:
+             environment: dict | None = None, unavailable: dict[str, str] | None = None) -> ResultsFile:
     """The results file of these cases; ``environment``: recorded by the processes that measured
-    them (default: this process's)."""
+    them (default: this process's); ``unavailable``: the cases that could not run, and why."""
     # A process group's partial file may lack the baseline case; the pooled file has it.
     labels = {case.label for case in cases}
     return ResultsFile(
@@ -85,4 +109,5 @@ def assemble(workload: Workload, runner: str, quick: bool, cases: list[CaseResul
         cases=tuple(cases),
         baseline=workload.baseline if workload.baseline in labels else None,
         layout=workload.layout,
+        unavailable=dict(unavailable or {}),
     )

@@ -48,6 +48,7 @@ def run_in_processes(script: Path, workload: Workload, runner: str, quick: bool,
     rounds_needed = max(case.rounds or fallback for case in workload.cases)
     groups = workload.groups
     runs: dict[str, list[CaseResult]] = {}
+    unavailable: dict[str, str] = {}
     environments: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="tfspeedlab-") as scratch:
         for round_number in range(1, rounds_needed + 1):
@@ -64,12 +65,19 @@ def run_in_processes(script: Path, workload: Workload, runner: str, quick: bool,
                 environments.append(dict(measured.environment))
                 for case in measured.cases:
                     runs.setdefault(case.label, []).append(case)
+                unavailable.update(measured.unavailable)
     # The first child's record (this process need not import TensorFlow to describe
     # what its children ran), stamped with the time the last one finished; without the
     # variables a case set for its own process (recorded with that case).
     environment = {**environments[0], "utc_time": environments[-1]["utc_time"],
                    "tf_variables": machine.tf_variables()}
-    return assemble(workload, runner, quick, [gather(runs[case.label]) for case in workload.cases], environment)
+    # A case that ran in some of its processes keeps those runs; one that ran in none says why.
+    measured_cases = [gather(runs[case.label]) for case in workload.cases if case.label in runs]
+    reasons = {label: reason for label, reason in unavailable.items() if label not in runs}
+    if not measured_cases:
+        raise ProcessGroupError(f"no case of {workload.name!r} could run: " +
+                                "; ".join(f"{label}: {reason}" for label, reason in reasons.items()))
+    return assemble(workload, runner, quick, measured_cases, environment, unavailable=reasons)
 
 
 def _run_child(script: Path, runner: str, quick: bool, group: str | None, round_number: int, partial: Path,

@@ -19,6 +19,15 @@ class SkipExample(Exception):
     """
 
 
+class CaseUnavailable(Exception):
+    """Raised by a case's ``setup`` when this one case cannot run here (a Keras backend that cannot
+    compile a layer, a framework missing one op); its message says why.
+
+    The harness records the reason in the results file (``ResultsFile.unavailable``) in place of
+    times, so the page says why the row is missing; the other cases are timed as usual.
+    """
+
+
 @dataclass(frozen=True)
 class Prepared:
     """A case made ready to time: ``fn(*args)``, plus what to check once timing is done."""

@@ -12,7 +12,7 @@ from tfspeedlab.analysis.coverage import HEADLINE
 from tfspeedlab.analysis.xla import xla_pairs
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.results.store import load_failure
-from tfspeedlab.site import charts, markdown, tables, templating
+from tfspeedlab.site import charts, coverage_tables, markdown, tables, templating
 from tfspeedlab.site.directives.context import TRACE_URI, Context, chart_uri, trace_files
 from tfspeedlab.site.directives.registry import directive
 from tfspeedlab.site.errors import DirectiveError
@@ -39,6 +39,8 @@ def _runner_block(context: Context, runner: str, example: str) -> str:
     if found.quick:
         parts.append(templating.render("quick_run.md.j2"))
     parts.append(view_for(found).table(found))
+    if found.unavailable:  # a row the table lacks says why, in the file's own words (escaped)
+        parts.append(unavailable_note(found))
     for case in found.cases:  # the times the table shows, as every other page must state them
         context.claim(("time per call", runner, example, case.label), format_time(case.measurement.per_call_s))
     if _shows_ratios(found) and context.first_on_page("how to read the tables"):
@@ -51,6 +53,12 @@ def _runner_block(context: Context, runner: str, example: str) -> str:
         parts.append(f"![{markdown.text(found.title)}, time per call on {runner}]({target}#only-{theme})")
     parts.append(_provenance(context, found, runner, example))
     return "\n\n".join(parts) + "\n"
+
+
+def unavailable_note(found: ResultsFile) -> str:
+    """The cases this file could not run, each with its reason, below its table."""
+    items = "\n".join(f"* {markdown.text(label)}: {markdown.text(reason)}" for label, reason in found.unavailable.items())
+    return f"Could not run here, so not in the table:\n\n{items}"
 
 
 def _shows_ratios(found: ResultsFile) -> bool:
@@ -184,8 +192,21 @@ def coverage(context: Context) -> str:
                 by_example = {example: coverage_analysis.landings(committed[example], same_cpu[example],
                                                                   HEADLINE[example], method) for example in examples}
             by_method[method] = coverage_analysis.summarise(by_example, counts)
-        finding = tables.coverage_finding(by_method[intervals.METHOD], coverage_analysis.EXPECTED_INSIDE,
+        finding = coverage_tables.coverage_finding(by_method[intervals.METHOD], coverage_analysis.EXPECTED_INSIDE,
                                           coverage_analysis.REQUIRED_INSIDE)
-        return tables.coverage_table(by_method, intervals.METHOD) + "\n\n" + finding + "\n"
+        return coverage_tables.coverage_table(by_method, intervals.METHOD) + "\n\n" + finding + "\n"
+
+    return context.tabs(body)
+
+
+@directive("drift", "Per headline example, how far its speed-ups moved between re-measure sittings beyond one "
+                    "sitting's own noise: the drift every interval of its machine is widened by.")
+def drift_figures(context: Context) -> str:
+    def body(runner: str) -> str:
+        found = drift.for_runner(context.results[runner], context.remeasures.get(runner) or {})
+        if not found:
+            return not_measured(runner, "the re-measures that say how far this machine moves between sittings",
+                                command=f"bash scripts/coverage-sitting.sh --runner {runner}")
+        return coverage_tables.drift_table(found) + "\n"
 
     return context.tabs(body)

@@ -1,0 +1,108 @@
+"""Tables of the Keras backends page: the fastest and slowest backend per call, what compiling
+costs and when it pays back, short training runs, the checks that every backend computed the same
+function, and memory."""
+
+from __future__ import annotations
+
+import math
+
+from tfspeedlab.analysis import backends
+from tfspeedlab.analysis.grid import Pivot
+from tfspeedlab.analysis.wording import page_speedup
+from tfspeedlab.results.schema import NotInResults, ResultsFile
+from tfspeedlab.site.markdown import LEFT, RIGHT, Markdown, code, table, text
+from tfspeedlab.units import format_bytes, format_time
+
+
+def extremes_table(results: ResultsFile) -> Markdown:
+    """Per model and call: the fastest row and its time, the slowest, and the fastest against the slowest."""
+    body = []
+    for model, pivot in backends.model_pivots(results).items():
+        for call in pivot.column_values:
+            found = backends.extremes(pivot, call)
+            if found is None:
+                continue
+            body.append([text(model), text(call), text(found.fastest), format_time(found.fastest_s),
+                         text(found.slowest), format_time(found.slowest_s), page_speedup(found.spread)])
+    return table(["Model", "Call", "Fastest", "Time", "Slowest", "Time", "Fastest against slowest"], body,
+                 [LEFT, LEFT, LEFT, RIGHT, LEFT, RIGHT, LEFT])
+
+
+def payback_table(results: ResultsFile, call: str = backends.TRAINING_CALL) -> Markdown:
+    """Per model and backend: ``jit_compile=True`` against ``False`` per step, what it adds to the
+    first call, and the steps after which it has paid for itself."""
+    body = []
+    for model, pivot in backends.model_pivots(results).items():
+        for backend in _backends(pivot):
+            found = backends.payback(pivot, backend, call)
+            if found is None:
+                continue
+            steps = ("never (not clearly faster per step)" if found.steps is None
+                     else f"{found.steps:,.0f} step{'s' if found.steps != 1 else ''}")
+            body.append([text(model), text(backend), page_speedup(found.speedup),
+                         _signed_time(found.extra_first_call_s), steps])
+    return table(["Model", "Backend", "jit on against jit off, per step", "Added to the first call",
+                  "Pays back after"], body, [LEFT, LEFT, LEFT, RIGHT, LEFT])
+
+
+def short_runs_table(results: ResultsFile, model: str, call: str = backends.TRAINING_CALL) -> Markdown:
+    """One model: the time of a short training run from a fresh model (first call included) per row."""
+    found = backends.model_pivots(results)
+    if model not in found:
+        raise NotInResults(f"{results.example} has no model {model!r}; it has {sorted(found)}")
+    pivot = found[model]
+    body = []
+    for row in pivot.row_values:
+        case = pivot.cells.get((row, call))
+        if case is not None:
+            body.append([text(row), format_time(backends.first_call_s(case)),
+                         *(format_time(backends.short_run_s(case, steps)) for steps in backends.SHORT_RUNS)])
+    return table(["Backend", "First call", *(f"{steps:,} step{'s' if steps != 1 else ''}" for steps in backends.SHORT_RUNS)],
+                 body, [LEFT, *[RIGHT] * (1 + len(backends.SHORT_RUNS))])
+
+
+def checks_table(results: ResultsFile) -> Markdown:
+    """Per model: how far the predictions on the fixed batch differ across every case, and whether
+    every training case trained."""
+    body = []
+    for model, pivot in backends.model_pivots(results).items():
+        error, where = backends.prediction_error(pivot)
+        outcomes = [backends.trained(case) for case in pivot.cells.values()]
+        training = [outcome for outcome in outcomes if outcome is not None]
+        within = "—" if math.isnan(error) else ("within" if error <= backends.PREDICTION_TOLERANCE else "**outside**")
+        body.append([text(model), "—" if math.isnan(error) else f"{error:.1e}", within,
+                     text(where) if where and error > backends.PREDICTION_TOLERANCE else "",
+                     f"{sum(training)} of {len(training)}"])
+    return table(["Model", "Largest prediction difference (relative)",
+                  f"Tolerance {backends.PREDICTION_TOLERANCE:.0e}", "Where", "Training cases whose loss fell"],
+                 body, [LEFT, RIGHT, LEFT, LEFT, RIGHT])
+
+
+def memory_table(results: ResultsFile) -> Markdown:
+    """Per model and backend: resident memory after the repeated calls, and its growth per call."""
+    body = []
+    for model, pivot in backends.model_pivots(results).items():
+        for (row, call), case in pivot.cells.items():
+            metrics = case.metrics
+            if "rss_growth_per_call_bytes" in metrics:
+                body.append([text(model), text(row), text(call), format_bytes(metrics["rss_bytes"]),
+                             f"{metrics['rss_growth_per_call_bytes'] / 1024:+,.1f} KiB",
+                             f"{metrics['memory_calls']:,.0f}"])
+    return table(["Model", "Backend", "Call", "Resident memory after", "Growth per call (slope)", "Calls followed"],
+                 body, [LEFT, LEFT, LEFT, RIGHT, RIGHT, RIGHT])
+
+
+def skipped_note(results: ResultsFile) -> Markdown:
+    skipped = results.params.get("skipped_backends") or {}
+    if not skipped:
+        return Markdown("")
+    items = "; ".join(f"{text(backend)}: {text(reason)}" for backend, reason in skipped.items())
+    return Markdown(f"Not measured in this run: {items}.")
+
+
+def _backends(pivot: Pivot) -> list[str]:
+    return list(dict.fromkeys(backends.row_of(row).backend for row in pivot.row_values))
+
+
+def _signed_time(seconds: float) -> str:
+    return ("+" if seconds >= 0 else "−") + format_time(abs(seconds))
