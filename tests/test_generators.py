@@ -36,6 +36,10 @@ def test_the_check_finds_a_directive_left_in_text_or_an_attribute_but_not_in_cod
     assert unrendered.first_unrendered("<p>a lost brace }} here</p>")
     assert unrendered.first_unrendered("<pre><code>{{ median small_ops eager }}</code></pre>"
                                        "<p>Write <code>{{ name args }}</code>.</p><script>x = '{{'</script>") is None
+    # A notebook cell's source, kept plain for its copy button, is code; the text after it is not.
+    copy_of_cell = '<div class="clipboard-copy-txt" id="cell-5">params={"a": {"b": 1}}</div>'
+    assert unrendered.first_unrendered(copy_of_cell) is None
+    assert unrendered.first_unrendered(copy_of_cell + "<p>{{ median small_ops eager }}</p>")
     (tmp_path / "ok").mkdir()
     (tmp_path / "ok" / "index.html").write_text("<p>fine</p>")
     (tmp_path / "index.html").write_text("<article><p>{{ median small_ops eager }}</p></article>")

@@ -56,7 +56,7 @@ def plain_snippets(page: str) -> list[str]:
 
 
 # Every page with code a reader copies: the timing pages, and the question pages whose code is a change.
-CODE_PAGES = [*PAGES, "tf1-vs-tf2.md", "releases.md", "frameworks.md", "golden-rules.md"]
+CODE_PAGES = [*PAGES, "tf1-vs-tf2.md", "releases.md", "frameworks.md", "golden-rules.md", "keras-backends.md"]
 
 
 @pytest.mark.parametrize("page", CODE_PAGES)

@@ -2,8 +2,9 @@
 
 A generator that ignores the Markdown extension (or a plugin that never ran) would publish
 ``{{ median small_ops eager }}`` as text, and its build would pass. This reads the built HTML:
-any ``{{`` or ``}}`` outside code (``<code>``, ``<pre>``, ``<script>``, ``<style>``) — in text or
-in an attribute — fails it. Run over a whole built site::
+any ``{{`` or ``}}`` outside code (``<code>``, ``<pre>``, ``<script>``, ``<style>``, and the plain
+copy of a notebook cell's source that mkdocs-jupyter keeps for its copy button) — in text or in an
+attribute — fails it. Run over a whole built site::
 
     python -m tfspeedlab.site.unrendered site/
 """
@@ -16,25 +17,32 @@ from pathlib import Path
 
 _CODE = frozenset({"code", "pre", "script", "style", "textarea"})
 _MARKS = ("{{", "}}")
+# mkdocs-jupyter puts each code cell's source, unhighlighted, in this hidden <div> for its copy button.
+_CELL_SOURCE_COPY = "clipboard-copy-txt"
 
 
 class _Finder(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.inside_code = 0
+        self.inside_cell_copy = False  # the copy <div> holds text only: its first </div> closes it
         self.found: str | None = None
 
     def handle_starttag(self, tag, attrs):
         if tag in _CODE:
             self.inside_code += 1
+        elif tag == "div" and _CELL_SOURCE_COPY in (dict(attrs).get("class") or "").split():
+            self.inside_code += 1
+            self.inside_cell_copy = True
         elif not self.inside_code:
             for name, value in attrs:
                 if value and any(mark in value for mark in _MARKS):
                     self._note(f"<{tag} {name}={value[:80]!r}>")
 
     def handle_endtag(self, tag):
-        if tag in _CODE and self.inside_code:
+        if (tag in _CODE or (tag == "div" and self.inside_cell_copy)) and self.inside_code:
             self.inside_code -= 1
+            self.inside_cell_copy = self.inside_cell_copy and tag != "div"
 
     def handle_data(self, data):
         if not self.inside_code and any(mark in data for mark in _MARKS):
