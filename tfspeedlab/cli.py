@@ -136,6 +136,9 @@ def _parser() -> argparse.ArgumentParser:
                                 "for the function; without it the function is called with no arguments")
     diagnosis.add_argument("--batch", type=_positive, metavar="N",
                            help="for a Keras model file: the batch size to measure at (default: 32)")
+    diagnosis.add_argument("--backends", metavar="LIST",
+                           help="for a Keras model file: compare Keras 3 backends on it, e.g. tensorflow,jax,torch "
+                                "(each in fresh processes; the first named is the reference)")
     diagnosis.add_argument("--budget", type=float, default=10.0, metavar="SECONDS",
                            help="time the whole diagnosis may take, from the first call of the function to "
                                 "the report (importing TensorFlow and your module come before it); a budget "

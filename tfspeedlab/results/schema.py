@@ -145,11 +145,11 @@ def _case_to_dict(case: CaseResult) -> dict[str, Any]:
         "label": case.label,
         "params": dict(case.params),
         "metrics": dict(case.metrics),
-        "runs": [_run_to_dict(run) for run in case.runs],
+        "runs": [run_to_dict(run) for run in case.runs],
     }
 
 
-def _run_to_dict(m: Measurement) -> dict[str, Any]:
+def run_to_dict(m: Measurement) -> dict[str, Any]:
     return {
         # Statistics are stored for people reading the file; loading recomputes
         # them from the samples and refuses a file where they disagree.
@@ -264,7 +264,7 @@ def _case_from_dict(reader: FieldReader, raw: Any, prefix: str) -> CaseResult:
 
 
 def run_from_dict(reader: FieldReader, raw: Any, prefix: str, *, stored_statistics: bool = True) -> Measurement:
-    """One run (one process's blocks) as ``_run_to_dict`` writes it, each field checked and named
+    """One run (one process's blocks) as ``run_to_dict`` writes it, each field checked and named
     with ``prefix``. ``stored_statistics``: the run carries ``median_s``, ``iqr_s``, ``min_s`` and
     ``mean_s``, as a results file's do, and each must agree with its samples; a saved diagnosis
     keeps the samples alone (a median at most, for readers), so there none are read."""

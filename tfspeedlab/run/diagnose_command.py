@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tfspeedlab.analysis import backend_diagnosis
 from tfspeedlab.analysis import diagnosis as function_diagnosis
 from tfspeedlab.analysis import diagnosis_files
 from tfspeedlab.analysis.diagnosis_report import html_report, markdown_report, text_report
 from tfspeedlab.analysis.model_diagnosis import model_text_report, model_to_json
 from tfspeedlab.results.store import json_text, write_text_atomic
-from tfspeedlab.run import launch, machine, report_files, targets
+from tfspeedlab.run import diagnose_backends, launch, machine, report_files, targets
 from tfspeedlab.run.diagnose import FLOOR_BLOCKS, LEAST_CALLS, measure
 from tfspeedlab.run.reader_code import reader_code
 from tfspeedlab.units import format_time
@@ -88,6 +89,9 @@ def _function_report(options: Any) -> Report | None:
     if options.batch is not None:
         raise targets.TargetError("--batch is for a Keras model file (model.keras); a function takes its "
                                   "inputs from --inputs")
+    if getattr(options, "backends", None):
+        raise targets.TargetError("--backends is for a Keras model file (model.keras): a function is written "
+                                  "for one framework")
     with reader_code(f"importing {options.target.rpartition(':')[0]}"):
         function = targets.load_function(options.target)
     with reader_code(f"--inputs {options.inputs}"):
@@ -180,11 +184,25 @@ def _model_report(options: Any) -> Report:
     if options.inputs:
         raise targets.TargetError("--inputs is for a function; a Keras model's inputs come from its input "
                                   "spec and --batch")
+    if getattr(options, "backends", None):
+        return _backends_report(options)
     with reader_code(options.target):  # a model's own layers' code, printing or exiting
         found = diagnose_model(Path(options.target), options.batch or 32, budget_s=options.budget,
                                progress=_progress)
     return Report(options.target, model_text_report(found), _with_environment(model_to_json(found)),
                   found.links, found.interrupted)
+
+
+def _backends_report(options: Any) -> Report:
+    """The model on each backend named, in fresh processes taken in turn, against the first."""
+    backends = diagnose_backends.parse_backends(options.backends)
+    if not Path(options.target).is_file():
+        raise targets.TargetError(f"{options.target}: no such model file")
+    found = diagnose_backends.diagnose_backends(Path(options.target), backends, options.batch or 32,
+                                                options.budget, progress=_progress)
+    return Report(options.target, backend_diagnosis.text_report(found),
+                  _with_environment(backend_diagnosis.to_json(found)), list(backend_diagnosis.LINKS),
+                  found.interrupted)
 
 
 def _keep(report: Report, options: Any) -> None:

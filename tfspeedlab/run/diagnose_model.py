@@ -119,6 +119,17 @@ def model_inputs(model: Any, batch: int) -> tuple[Any, Any, tuple[tuple[int, ...
     Several inputs are a list, as Keras takes them."""
     import tensorflow as tf
 
+    arrays, specs = input_arrays(model, batch)
+    signature = [tf.TensorSpec([None, *tuple(spec.shape)[1:]], spec.dtype) for spec in specs]
+    shapes = tuple(array.shape for array in arrays)
+    if len(arrays) == 1:
+        return arrays[0], signature[0], shapes
+    return arrays, signature, shapes
+
+
+def input_arrays(model: Any, batch: int) -> tuple[list[np.ndarray], list[Any]]:
+    """One NumPy array of ``batch`` samples per model input, and the input specs they follow. NumPy
+    only, so that a process on the JAX or PyTorch backend makes them without TensorFlow."""
     try:
         specs = list(model.inputs)
     except Exception:  # noqa: BLE001 (a subclassed model has no symbolic inputs to read)
@@ -127,7 +138,7 @@ def model_inputs(model: Any, batch: int) -> tuple[Any, Any, tuple[tuple[int, ...
         raise TargetError("the model declares no inputs (a subclassed model?): diagnose needs a Sequential or "
                           "functional model built on keras.Input")
     rng = np.random.default_rng(0)
-    arrays, signature = [], []
+    arrays = []
     for index, spec in enumerate(specs):
         name = getattr(spec, "name", None) or f"input {index}"
         shape = tuple(spec.shape)
@@ -152,11 +163,7 @@ def model_inputs(model: Any, batch: int) -> tuple[Any, Any, tuple[tuple[int, ...
         else:
             raise TargetError(f"the model's input {name!r} is {spec.dtype}: diagnose makes float and integer "
                               "inputs only")
-        signature.append(tf.TensorSpec([None, *shape[1:]], spec.dtype))
-    shapes = tuple(array.shape for array in arrays)
-    if len(arrays) == 1:
-        return arrays[0], signature[0], shapes
-    return arrays, signature, shapes
+    return arrays, specs
 
 
 def training_setup(model: Any) -> TrainingSetup:
@@ -242,12 +249,15 @@ def compiled(path: Path, setup: TrainingSetup, steps_per_execution: int) -> Any:
     return model
 
 
-def targets(outputs: Any, loss: Any, output_names: list[str] | None) -> Any:
+def targets(outputs: Any, loss: Any, output_names: list[str] | None, nest: Any = None) -> Any:
     """Training targets shaped like the model's outputs, zeros: integer class indices (one per
-    sample and position) where the output's loss is a sparse categorical cross-entropy."""
-    import tensorflow as tf
+    sample and position) where the output's loss is a sparse categorical cross-entropy. ``nest``
+    flattens and packs the outputs (``tf.nest`` by default; ``keras.tree`` on another backend)."""
+    if nest is None:
+        import tensorflow as tf
 
-    flat = tf.nest.flatten(outputs)
+        nest = tf.nest
+    flat = nest.flatten(outputs)
     if isinstance(loss, (list, tuple)) and len(loss) == len(flat):
         losses = list(loss)
     elif isinstance(loss, dict):
@@ -257,7 +267,7 @@ def targets(outputs: Any, loss: Any, output_names: list[str] | None) -> Any:
         losses = [loss] * len(flat)
     made = [np.zeros(tuple(output.shape)[:-1], "int32") if is_sparse(output_loss)
             else np.zeros(tuple(output.shape), "float32") for output, output_loss in zip(flat, losses)]
-    return tf.nest.pack_sequence_as(outputs, made)
+    return nest.pack_sequence_as(outputs, made)
 
 
 def time_group(group: str, rungs: dict[str, Callable[[], Built]], budget_s: float) -> tuple[ModelCall, ...]:
