@@ -53,7 +53,9 @@ def test_the_report_names_each_backends_time_and_the_verdict(model_file, tmp_pat
     text = completed.stdout
     assert "--backends tensorflow,jax" in text.splitlines()[0]
     for call in ("predict", "model(x)", "train_on_batch"):
-        assert sum(line.startswith(call) for line in text.splitlines()) == 2, text
+        assert sum(line.split()[:1] == [call] for line in text.splitlines()) == 2, text
+    # Saved from TensorFlow, the file says jit_compile=False; each backend still runs its own default.
+    assert 'jit_compile="auto" resolved to: tensorflow not compiled, jax XLA/compiled' in text
     assert "Verdict:" in text and "against tensorflow" in text
     data = json.loads(saved.read_text())
     assert data["kind"] == "keras backends" and data["backends"] == ["tensorflow", "jax"]
@@ -74,3 +76,33 @@ def test_backends_are_for_a_model_file(tmp_path):
     script.write_text("import tensorflow as tf\ndef f():\n    return tf.constant(1.0)\n")
     completed = run_cli("diagnose", f"{script}:f", "--backends", "tensorflow,jax", "--budget", "1")
     assert completed.returncode == 2 and "--backends is for a Keras model file" in completed.stderr
+
+
+def _runs(per_call_s, first_call_s, spread=0.02):
+    """Two processes' blocks around ``per_call_s``, as the backend probes write them."""
+    from tfspeedlab.measure.measurement import Measurement
+
+    return tuple(Measurement(tuple(per_call_s * (1 + spread * (k % 5 - 2) / 2 + 0.01 * p) for k in range(20)),
+                             10, first_call_s, "test") for p in range(2))
+
+
+def test_the_report_pays_back_a_costlier_first_call_and_says_when_there_is_none():
+    from tfspeedlab.analysis.backend_diagnosis import BackendCall, BackendDiagnosis, text_report, to_json
+
+    calls = {"train_on_batch": {"tensorflow": BackendCall("train_on_batch", "tensorflow", _runs(2e-3, 0.1)),
+                                "jax": BackendCall("train_on_batch", "jax", _runs(1e-3, 1.1))},
+             "predict": {"tensorflow": BackendCall("predict", "tensorflow", _runs(30e-3, 0.2)),
+                         "jax": BackendCall("predict", "jax", _runs(1e-3, 0.05))},
+             "model(x)": {"tensorflow": BackendCall("model(x)", "tensorflow", _runs(1e-3, 0.01)),
+                          "jax": BackendCall("model(x)", "jax", (), "RuntimeError: cannot")}}
+    found = BackendDiagnosis("m.keras", 32, ("tensorflow", "jax"), calls, {"tensorflow": False, "jax": True})
+    by_call = {item.call: item for item in found.comparisons()}
+    # 1 s more on the first call, 1 ms saved per call: paid back after about a thousand calls.
+    assert 900 <= by_call["train_on_batch"].pays_back_after <= 1100
+    assert by_call["predict"].pays_back_after == 0 and "model(x)" not in by_call
+    text = text_report(found)
+    assert "predict: jax was" in text and "its first call was no costlier" in text
+    assert "could not run: RuntimeError: cannot" in text
+    assert "tensorflow not compiled, jax XLA/compiled" in text
+    data = to_json(found)
+    assert data["calls"]["model(x)"]["jax"] == {"error": "RuntimeError: cannot"}

@@ -75,8 +75,13 @@ class BackendDiagnosis:
                 if other is None or not other.runs:
                     continue
                 speedup = intervals.ratio(list(reference.runs), list(other.runs))
-                after = (break_even(reference.per_call_s, reference.first_call_s, other.per_call_s,
-                                    other.first_call_s) if speedup.above_one else None)
+                if not speedup.above_one:
+                    after = None
+                elif other.first_call_s <= reference.first_call_s:
+                    after = 0.0  # nothing to pay back: its first call was no costlier
+                else:
+                    after = break_even(reference.per_call_s, reference.first_call_s, other.per_call_s,
+                                       other.first_call_s)
                 found.append(Comparison(call, backend, speedup, after))
         return found
 
@@ -89,14 +94,18 @@ class BackendDiagnosis:
                 lines.append(f"{call}: no backend was clearly faster than {self.reference}.")
                 continue
             best = max(wins, key=lambda found: found.speedup.value)
+            paid = ("its first call was no costlier" if best.pays_back_after == 0 else
+                    f"its first call is paid back after {_calls(best.pays_back_after)}")
             lines.append(f"{call}: {best.backend} was {wording.faster_by(best.speedup)} than {self.reference}; "
-                         f"its first call is paid back after {_calls(best.pays_back_after)}.")
+                         f"{paid}.")
         return "\n".join(lines)
 
 
 def _calls(count: float | None) -> str:
     if count is None:
         return "never"
+    if count == 0:
+        return "no calls (its first call was no costlier)"
     return f"{count:,.0f} call{'s' if count != 1 else ''}"
 
 
@@ -126,7 +135,7 @@ def text_report(diagnosis: BackendDiagnosis) -> str:
             against = "—" if compared is None else wording.page_speedup(compared.speedup)
             lines.append(f"{call:<15}{backend:<11}{format_time(found.per_call_s):>9}"
                          f"{format_time(found.first_call_s):>11}  {against}")
-            if compared is not None and compared.pays_back_after is not None:
+            if compared is not None and compared.pays_back_after:
                 lines.append(f"{'':<26}first call paid back after {_calls(compared.pays_back_after)}")
     lines += ["", "Verdict:", diagnosis.verdict]
     if diagnosis.interrupted:
