@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.wording import BASELINE_CELL, DID_NOT_TRAIN, doubt_mark, page_speedup
+from tfspeedlab.analysis.wording import BASELINE_CELL, DID_NOT_TRAIN, page_speedup
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.units import format_time
 
@@ -26,7 +26,6 @@ class Row:
     first_call: str
     median: str
     sampling: str
-    in_doubt: bool  # the speed-up's verdict could change with noise (wording.in_doubt)
 
     def cells(self) -> tuple[str, ...]:
         return (self.case, self.per_call, self.speedup, self.first_call, self.median, self.sampling)
@@ -38,7 +37,7 @@ def rows(results: ResultsFile) -> list[Row]:
     built = []
     for case in results.cases:
         m = case.measurement
-        speedup, doubtful = "—", False
+        speedup = "—"
         if results.baseline is not None:
             if case.label == results.baseline:
                 speedup = BASELINE_CELL
@@ -46,7 +45,7 @@ def rows(results: ResultsFile) -> list[Row]:
                 speedup = DID_NOT_TRAIN
             else:
                 found = intervals.speedup(results, results.baseline, case.label)
-                speedup, doubtful = page_speedup(found) + doubt_mark(found), bool(doubt_mark(found))
+                speedup = page_speedup(found)
         built.append(Row(
             case=case.label,
             per_call=format_time(intervals.estimate_s(case)),
@@ -54,7 +53,6 @@ def rows(results: ResultsFile) -> list[Row]:
             first_call=format_time(m.first_call_s),
             median=f"{format_time(m.median_s)} · {m.spread:.0%}",
             sampling=f"{m.calls_per_block} × {m.blocks}",
-            in_doubt=doubtful,
         ))
     return built
 

@@ -157,15 +157,17 @@ def speedup_figures(found: Ratio) -> str:
 
 
 def format_time_ratio(found: Ratio) -> str:
-    """A time against a reference time, in words, no interval (a grid's cells): ``2.91× faster``,
-    ``1.50× slower`` or ``no clear difference``; nothing from a single process."""
+    """A time against a reference time, in words (a grid's cells): ``2.91× faster`` or ``1.50× slower``
+    without the interval, which lies on one side of 1; ``no clear difference (1.08× slower to 1.03×
+    faster)`` with it, so that the cell itself says how far a re-measure may move; nothing from a
+    single process."""
     if found.processes is not None and found.processes < 2:
         return ONE_PROCESS
     if found.high < 1:
         return f"{format_ratio(1 / found.value)}{_NBSP}{Verdict.FASTER}"
     if found.low > 1:
         return f"{format_ratio(found.value)}{_NBSP}{Verdict.SLOWER}"
-    return str(Verdict.UNCLEAR)
+    return f"{Verdict.UNCLEAR} ({either_way(1 / found.high, 1 / found.low)})"
 
 
 def format_change(found: Ratio, unclear: str = "no clear change") -> str:
@@ -210,21 +212,6 @@ def time_change(ratio: float) -> str:
     if ratio < 1:
         return f"{format_ratio(1 / ratio)}{_NBSP}{Verdict.FASTER}"
     return "1× (the same)"
-
-
-def in_doubt(found: Ratio) -> bool:
-    """Whether noise could change what a page says of this speed-up: its interval holds 1×, the
-    edge a page's verdict words are drawn at ("faster", "slower", "no clear difference"). The
-    material threshold is a diagnosis's, for its advice; a page never words a ratio by it."""
-    return found.low < 1.0 < found.high
-
-
-def doubt_mark(found: Ratio) -> str:
-    """`` (! ±12%)`` after a speed-up in doubt: how far its interval reaches either way (the geometric
-    half-width), so a reader sees how much a re-measure may move it. Non-breaking spaces."""
-    if not in_doubt(found):
-        return ""
-    return f"{_NBSP}(!{_NBSP}±{(found.high / found.low) ** 0.5 - 1:.0%})"
 
 
 # ------------------------------------------------------------ derived figures: differences, fits, break-evens

@@ -11,7 +11,7 @@ from tfspeedlab.analysis.grid import Pivot
 from tfspeedlab.analysis.wording import page_speedup
 from tfspeedlab.results.schema import MissingCaseError, ResultsFile
 from tfspeedlab.site.markdown import LEFT, RIGHT, Markdown, code, table, text
-from tfspeedlab.units import format_bytes, format_time
+from tfspeedlab.units import UNIT_SPACE, format_bytes, format_time
 
 
 def extremes_table(results: ResultsFile) -> Markdown:
@@ -87,7 +87,7 @@ def memory_table(results: ResultsFile) -> Markdown:
             metrics = case.metrics
             if "rss_growth_per_call_bytes" in metrics:
                 body.append([text(model), text(row), text(call), format_bytes(metrics["rss_bytes"]),
-                             f"{metrics['rss_growth_per_call_bytes'] / 1024:+,.1f} KiB",
+                             f"{metrics['rss_growth_per_call_bytes'] / 1024:+,.1f}{UNIT_SPACE}KiB",
                              f"{metrics['memory_calls']:,.0f}"])
     return table(["Model", "Backend", "Call", "Resident memory after", "Growth per call (slope)", "Calls followed"],
                  body, [LEFT, LEFT, LEFT, RIGHT, RIGHT, RIGHT])

@@ -8,7 +8,7 @@ import statistics
 from tfspeedlab.analysis import cost_model, dispatch, intervals, line_fit, op_layers, sweeps, xla
 from tfspeedlab.analysis.grid import grid_layout, pivots
 from tfspeedlab.analysis.summary import COLUMNS, rows
-from tfspeedlab.analysis.wording import (NOT_MEASURABLE, doubt_mark, format_time_ratio, is_clear, page_speedup,
+from tfspeedlab.analysis.wording import (NOT_MEASURABLE, format_time_ratio, is_clear, page_speedup,
                                          time_with_interval)
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS
 from tfspeedlab.results import provenance
@@ -53,7 +53,7 @@ def sweep_table(results: ResultsFile) -> Markdown:
     for x in sorted(series[series_names[0]]):
         cells = [f"{x:g}" if isinstance(x, float) else str(x)]
         cells += [format_time(series[name][x].per_call_s) for name in series_names]
-        cells += [page_speedup(ratios[name][x]) + doubt_mark(ratios[name][x]) for name in others]
+        cells += [page_speedup(ratios[name][x]) for name in others]
         body.append(cells)
     return table(header, body, [RIGHT] * len(header))
 
@@ -76,8 +76,7 @@ def grid_table(results: ResultsFile) -> Markdown:
                 base = grid.baseline(column)
                 if base is not None and row != baseline:
                     found = intervals.ratio(case, base)
-                    one_process = found.processes is not None and found.processes < 2
-                    cell += f" · {format_time_ratio(found)}" + ("" if one_process else doubt_mark(found))
+                    cell += f" · {format_time_ratio(found)}"
                 cells.append(cell)
             body.append(cells)
         header = [grid.layout.rows.capitalize(), *(_column_heading(grid.layout, column) for column in grid.column_values)]
@@ -209,7 +208,7 @@ def xla_summary_table(pairs_by_example: list[tuple[ResultsFile, list[xla.XlaPair
     """XLA against the plain graph for every pair of cases measured both ways, with a verdict."""
     # The example's name, not its title: the row must leave room for the verdict on a laptop screen.
     body = [[code(results.example), pair.label, f"{format_time(pair.graph_s)} → {format_time(pair.xla_s)}",
-             page_speedup(pair.speedup) + doubt_mark(pair.speedup),
+             page_speedup(pair.speedup),
              f"{format_time(pair.graph_first_s)} → {format_time(pair.xla_first_s)}",
              bold(pair.verdict) if is_clear(pair.verdict) else pair.verdict]
             for results, pairs in pairs_by_example for pair in pairs]
