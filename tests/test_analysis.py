@@ -73,6 +73,12 @@ def test_tracing_payback():
     swapped = ResultsFile(base.example, base.title, "cpu", True, {}, base.environment,
                           (CaseResult("eager", {}, graph), CaseResult("graph", {}, eager)))
     assert math.isinf(sweeps.tracing_payback_calls(swapped))
+    # Eager's first call is dearer too (5 ms): graph's first call is only 5 ms
+    # behind it, and each later call saves 1 ms: even after 1 + 5 calls.
+    dear_first = Measurement((2e-3,) * 3, 10, 5e-3, "test")
+    both_first = ResultsFile(base.example, base.title, "cpu", True, {}, base.environment,
+                             (CaseResult("eager", {}, dear_first), CaseResult("graph", {}, graph)))
+    assert sweeps.tracing_payback_calls(both_first) == pytest.approx(6.0)
 
 
 def test_unknown_derived_figure_is_an_error():

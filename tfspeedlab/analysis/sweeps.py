@@ -213,15 +213,17 @@ def gain_fades_at(results: ResultsFile) -> float | None:
 def tracing_payback_calls(results: ResultsFile, traced: str = "graph", eager: str = "eager") -> float:
     """Calls after which tracing has paid for itself.
 
-    The first traced call costs ``first − per_call`` more than a later one;
-    every later call saves ``eager − per_call``. Infinite when graph mode is
-    not faster per call at all.
+    n calls cost ``first + (n − 1) × per_call`` in either mode, and eager's
+    first call is dearer than its later ones too, so graph mode is ahead once
+    ``n − 1 > (graph first − eager first) ÷ (eager per call − graph per call)``.
+    Infinite when graph mode is not faster per call at all.
     """
     graph = results.case(traced).measurement
-    saving = results.case(eager).measurement.per_call_s - graph.per_call_s
+    eager_run = results.case(eager).measurement
+    saving = eager_run.per_call_s - graph.per_call_s
     if saving <= 0:
         return math.inf
-    return (graph.first_call_s - graph.per_call_s) / saving
+    return 1 + max(0.0, graph.first_call_s - eager_run.first_call_s) / saving
 
 
 def difference_fades_at(results: ResultsFile, threshold: float = NEGLIGIBLE_GAIN) -> float | None:

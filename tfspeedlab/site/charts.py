@@ -65,7 +65,8 @@ THEMES = {
 
 def caption(results: ResultsFile) -> str:
     env = results.environment
-    device = ", ".join(gpu["name"] for gpu in env["gpus"]) or f"{env['cpu_model']} ({env['logical_cores']} logical cores)"
+    family = f"family {env['cpu_family']}, model {env['cpu_model_number']}, " if env.get("cpu_family") is not None else ""
+    device = ", ".join(gpu["name"] for gpu in env["gpus"]) or f"{env['cpu_model']} ({family}{env['logical_cores']} logical cores)"
     size = "quick run" if results.quick else "full run"
     return (f"runner: {results.runner} · {device} · TensorFlow {env['tensorflow']} · "
             f"{size} · {env['utc_time'][:10]}")

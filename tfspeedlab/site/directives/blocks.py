@@ -10,6 +10,7 @@ from tfspeedlab.analysis import drift
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.coverage import HEADLINE
 from tfspeedlab.analysis.xla import xla_pairs
+from tfspeedlab.results.cpu import cpu_description
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.results.store import load_failure
 from tfspeedlab.site import charts, coverage_tables, markdown, tables, templating
@@ -85,6 +86,7 @@ def _provenance(context: Context, found: ResultsFile, runner: str, example: str)
     link = f"[{path}]({context.repo_url.rstrip('/')}/blob/main/{path})" if context.repo_url else markdown.code(path)
     commit = env.get("git_commit")
     return templating.render("provenance.md.j2", measured=env["utc_time"][:16].replace("T", " "),
+                             cpu=None if env.get("gpus") else cpu_description(env),
                              commit=commit[:10] if commit else None, link=link)
 
 
