@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from conftest import synthetic_results
-from tfspeedlab.analysis import drift, intervals
+from tfspeedlab.analysis import drift, intervals, sweeps
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.results.cpu import cpu_description, same_cpu
+from tfspeedlab.spec.layout import Sweep
 from tfspeedlab.results.schema import CaseResult
 
 ZEN5 = {"cpu_model": "AMD EPYC", "cpu_flags": ["avx2", "avx512f", "avx_vnni"], "cpu_family": 26,
@@ -107,3 +108,23 @@ def test_t975_refuses_no_degrees_of_freedom_and_is_normal_past_thirty():
     with pytest.raises(ValueError):
         intervals.t975(0)
     assert intervals.t975(1) == 12.706 and intervals.t975(31) == intervals.NORMAL_975
+
+
+def test_a_sweep_table_and_a_sentence_quoting_one_of_its_points_give_one_interval():
+    # The sweep's speed-ups come from its cases, so the drift attached to them widens the table's
+    # intervals as it widens the `factor` directive's (before, the table took the bare measurements).
+    rng = np.random.default_rng(3)
+
+    def runs(scale):
+        return tuple(Measurement(tuple(scale * (1 + 0.05 * rng.random(20))), 10, scale, "test") for _ in range(3))
+
+    cases = tuple(CaseResult(f"{mode} {n}", {"mode": mode, "n_ops": n}, runs(scale * n if mode == "eager" else scale))
+                  for n in (1, 10, 100) for mode, scale in (("eager", 5e-5), ("graph", 3e-4)))
+    base = synthetic_results(example="op_chain")
+    sweep_file = replace(base, cases=cases, layout=Sweep("n_ops", baseline="eager"))
+    widened = replace(sweep_file, cases=tuple(replace(case, drift=(0.05, 12)) for case in cases))
+    for n, found in sweeps.speedups(widened, "graph", "eager"):
+        quoted = intervals.speedup(widened, f"eager {n}", f"graph {n}")
+        assert (found.low, found.value, found.high) == (quoted.low, quoted.value, quoted.high)
+        bare = dict(sweeps.speedups(sweep_file, "graph", "eager"))[n]
+        assert found.low < bare.low and found.high > bare.high

@@ -153,8 +153,7 @@ def op_costs(results: ResultsFile) -> OpCosts:
 
 def first_x_where_faster(results: ResultsFile, faster: str, slower: str) -> float | None:
     """Smallest swept value from which ``faster`` beats ``slower`` at every larger value."""
-    pairs = zip(sweep(results, faster), sweep(results, slower))
-    return holds_from([(x, _speedup(fast, slow, x).above_one) for (x, fast), (_, slow) in pairs])
+    return holds_from([(x, found.above_one) for x, found in speedups(results, faster, slower)])
 
 
 def holds_from(points: list[tuple[float, bool]]) -> float | None:
@@ -167,33 +166,31 @@ def holds_from(points: list[tuple[float, bool]]) -> float | None:
     return answer
 
 
-def _speedup(fast: Timing, slow: Timing, x: float) -> intervals.Ratio:
-    return intervals.ratio(slow.runs, fast.runs)
-
-
 def speedups(results: ResultsFile, faster: str, slower: str) -> list[tuple[float, intervals.Ratio]]:
-    """(x, speed-up of ``faster`` over ``slower`` with its interval) along the sweep."""
-    return [(x, _speedup(fast, slow, x)) for (x, fast), (_, slow) in zip(sweep(results, faster), sweep(results, slower))]
+    """(x, speed-up of ``faster`` over ``slower`` with its interval) along the sweep.
+
+    From the cases, not their measurements: a case carries the drift its machine's re-measures
+    found, so a sweep's table and a sentence quoting one of its points give one interval."""
+    return [(x, intervals.ratio(slow, fast))
+            for (x, fast), (_, slow) in zip(sweep_cases(results, faster), sweep_cases(results, slower))]
 
 
 def gains(results: ResultsFile, faster: str = "graph", slower: str = "eager") -> list[tuple[float, float]]:
     """(x, speed-up − 1) along the sweep: 0.25 means 25% faster."""
-    return [(x, _speedup(fast, slow, x).value - 1.0)
-            for (x, fast), (_, slow) in zip(sweep(results, faster), sweep(results, slower))]
+    return [(x, found.value - 1.0) for x, found in speedups(results, faster, slower)]
 
 
-def clearly_faster(fast: Timing, slow: Timing, margin: float = NEGLIGIBLE_GAIN, x: float = 0) -> bool:
-    """``fast`` beats ``slow`` by ``margin`` over the whole interval of the speed-up.
+def clearly_faster(speedup: intervals.Ratio, margin: float = NEGLIGIBLE_GAIN) -> bool:
+    """A speed-up of at least ``margin`` over its whole interval.
 
     A gain that fits inside the noise of the two measurements is not a gain.
     """
-    return _speedup(fast, slow, x).low >= 1.0 + margin
+    return speedup.low >= 1.0 + margin
 
 
 def clear_gain_points(results: ResultsFile, faster: str = "graph", slower: str = "eager") -> list[float]:
     """Swept values where ``faster`` clearly (see ``clearly_faster``) beats ``slower``."""
-    return [x for (x, fast), (_, slow) in zip(sweep(results, faster), sweep(results, slower))
-            if clearly_faster(fast, slow, x=x)]
+    return [x for x, found in speedups(results, faster, slower) if clearly_faster(found)]
 
 
 def gain_fades_at(results: ResultsFile) -> float | None:
@@ -229,7 +226,6 @@ def tracing_payback_calls(results: ResultsFile, traced: str = "graph", eager: st
 def difference_fades_at(results: ResultsFile, threshold: float = NEGLIGIBLE_GAIN) -> float | None:
     """Smallest swept value from which eager and graph differ by less than ``threshold`` either way,
     over the whole interval of the speed-up."""
-    pairs = zip(sweep(results, "graph"), sweep(results, "eager"))
     inside = [(x, 1 / (1 + threshold) < found.low and found.high < 1 + threshold)
-              for (x, fast), (_, slow) in pairs for found in [_speedup(fast, slow, x)]]
+              for x, found in speedups(results, "graph", "eager")]
     return holds_from(inside)
