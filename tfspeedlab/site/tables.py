@@ -331,7 +331,7 @@ def estimator_summary(all_results: list[ResultsFile]) -> Markdown:
     best = min(overall, key=overall.get)
     best_mean = min(mean, key=mean.get)
     body = [[bold(name) if name == intervals.CHOSEN else name,
-             f"{overall[name]:.1%}", f"{sum(values) / len(values):.1%}"] for name, values in worst.items()]
+             f"{overall[name]:.1%}", f"{mean[name]:.1%}"] for name in worst]
     favoured = (f"These results favour the guide's estimator, the {intervals.CHOSEN}: the smallest worst split."
                 if best == intervals.CHOSEN else
                 f"These results favour the {best} ({overall[best]:.1%} worst split, against "
