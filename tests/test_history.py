@@ -47,7 +47,9 @@ import tfspeedlab
 def workload(quick=False):
     x = tf.constant(1.0)
     return tfspeedlab.Workload(name="tiny", title="One add", budget_s=0.05,
-                               cases=[tfspeedlab.Case("add", tf.add, (x, x), {"mode": "eager"})])
+                               cases=[tfspeedlab.Case("add", tf.add, (x, x), {"mode": "eager", "in_history": True}),
+                                      tfspeedlab.Case("mul", tf.multiply, (x, x), {"mode": "eager",
+                                                                                     "in_history": False})])
 
 if __name__ == "__main__":
     tfspeedlab.main(workload)
@@ -218,6 +220,19 @@ def test_the_installed_release_is_measured_through_the_harness_into_its_release_
     # Nothing of the run's staging is left behind, and the main results tree is untouched.
     assert sorted(path.name for path in (out / "cpu").iterdir()) == ["history"]
     assert [path.name for path in (out / "cpu" / "history").iterdir()] == [INSTALLED.folder]
+
+
+def test_only_narrows_every_releases_run_to_the_part_meant_for_the_history(tmp_path):
+    out, envs = tmp_path / "results", tmp_path / "envs"
+    _installed_environment(envs, INSTALLED)
+    examples = _examples(tmp_path, tiny=TINY_EXAMPLE)
+
+    assert main(["--examples", str(examples), "history", "tiny", "--tf", INSTALLED.name, "--quick", "--out", str(out),
+                 "--envs", str(envs), "--only", "in_history=True"]) == 0
+
+    [item] = load_history(out, "cpu")
+    assert [case.label for case in item.results["tiny"].cases] == ["add"]
+    assert item.results["tiny"].params["only"] == {"in_history": "True"}
 
 
 @pytest.mark.slow  # builds two release environments and measures in them

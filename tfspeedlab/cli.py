@@ -123,6 +123,9 @@ def _parser() -> argparse.ArgumentParser:
                               "releases' intervals instead of shifting one release (default: 1)")
     history.add_argument("--processes", type=_positive, metavar="N", help="as for run")
     history.add_argument("--timeout", type=_positive, metavar="SECONDS", help="per example, as for run")
+    history.add_argument("--only", action="append", default=[], metavar="PARAM=VALUE", type=_only,
+                         help="as for run: time on every release only the cases whose parameter PARAM reads VALUE "
+                              "(an example's part meant for the history, e.g. in_history=True)")
     history.set_defaults(handler=_history)
 
     diagnosis = commands.add_parser(
@@ -214,7 +217,7 @@ def _history(options: argparse.Namespace) -> int:
         examples=list(names), runner=options.runner, out=options.out,
         envs_dir=options.envs or environments.default_envs_dir(), quick=options.quick,
         processes=options.processes, timeout_s=options.timeout, examples_dir=options.examples,
-        passes=options.passes)
+        passes=options.passes, only=tuple(options.only))
     started = time.perf_counter()
 
     def log(line: str) -> None:

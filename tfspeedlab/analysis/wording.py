@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 
 from tfspeedlab.analysis.intervals import Estimate, Ratio
-from tfspeedlab.units import format_factor, format_ratio, format_significant, select_unit
+from tfspeedlab.units import format_bytes, format_factor, format_ratio, format_significant, select_unit
 
 # Between a factor and its word: they must not wrap apart in a narrow table cell.
 _NBSP = "\u00a0"
@@ -317,3 +317,63 @@ def speedup_with_interval(found: Ratio) -> str:
 def slowdown_with_interval(found: Ratio) -> str:
     """A clear loss's factor and interval, both turned: ``2.24× [2.11–2.47×]`` (a list headed "Slower")."""
     return f"{format_ratio(1 / found.value)} [{slowdown_interval(found)}]"
+
+
+# ------------------------------------------------------------ memory over repeated calls
+
+# A loop whose whole interval lies within this many bytes a call of zero is said not to grow:
+# 1 KiB a call is 1 GiB over a million calls, the scale of a long-running server's loop.
+NO_GROWTH_BYTES_PER_CALL = 1024
+
+
+class Growth(enum.Enum):
+    """What an interval of bytes per call allows a page to say of a loop's resident memory."""
+
+    GROWS = "grows"
+    SHRINKS = "shrinks"
+    NONE = "no growth"  # the whole interval lies within NO_GROWTH_BYTES_PER_CALL of zero
+    UNCLEAR = "no clear growth"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def growth_verdict(per_call: Estimate) -> Growth:
+    """GROWS or SHRINKS only where the whole interval lies on one side of zero; NONE where it lies
+    within ``NO_GROWTH_BYTES_PER_CALL`` of zero; else UNCLEAR."""
+    if per_call.low > 0:
+        return Growth.GROWS
+    if per_call.high < 0:
+        return Growth.SHRINKS
+    if -NO_GROWTH_BYTES_PER_CALL < per_call.low and per_call.high < NO_GROWTH_BYTES_PER_CALL:
+        return Growth.NONE
+    return Growth.UNCLEAR
+
+
+def signed_bytes(count: float) -> str:
+    """``format_bytes`` with a minus sign where the count is below zero: ``−12.0 KiB``."""
+    return ("−" if count < 0 else "") + format_bytes(abs(count))
+
+
+def format_growth(per_call: Estimate, per: str = "call") -> str:
+    """A loop's growth in words with its interval: ``grows 12.3 KiB per call [10.1–14.5 KiB]``,
+    ``no growth (within 1 KiB per call of none)`` or ``no clear growth (−3.0 KiB to 9.1 KiB per
+    call)``; ``per`` names what one call is (``model``)."""
+    found = growth_verdict(per_call)
+    if found in (Growth.GROWS, Growth.SHRINKS):
+        size = format_bytes(abs(per_call.value))
+        return (f"{found} {size} per{_NBSP}{per} "
+                f"[{format_bytes(abs(per_call.low if found is Growth.GROWS else per_call.high))}–"
+                f"{format_bytes(abs(per_call.high if found is Growth.GROWS else per_call.low))}]")
+    if found is Growth.NONE:
+        return f"{found} (within {format_bytes(NO_GROWTH_BYTES_PER_CALL)} per{_NBSP}{per} of none)"
+    return f"{found} ({signed_bytes(per_call.low)} to {signed_bytes(per_call.high)} per{_NBSP}{per})"
+
+
+def format_levelling(whole: Estimate, late: Estimate) -> str:
+    """Whether a growing loop goes on growing: ``keeps growing`` (its later half grows too),
+    ``levels off`` (its later half does not clearly grow), or nothing for a loop that does not
+    clearly grow at all."""
+    if growth_verdict(whole) is not Growth.GROWS:
+        return ""
+    return "keeps growing" if growth_verdict(late) is Growth.GROWS else "levels off"

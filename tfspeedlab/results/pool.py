@@ -20,7 +20,7 @@ from typing import Any
 
 from tfspeedlab.results.cpu import CPU_ID_FIELDS
 from tfspeedlab.results.history import ENVIRONMENT_RECORD, read_record
-from tfspeedlab.results.schema import FAILURE_SUFFIX, RUNNERS, ResultsFile, to_dict
+from tfspeedlab.results.schema import FAILURE_SUFFIX, RUNNERS, CaseResult, ResultsFile, to_dict
 from tfspeedlab.results.store import check_placement, load_results, write_json_atomic
 
 # Environment fields that must agree for two sittings to be the same code on the same software.
@@ -45,7 +45,7 @@ def pool(first: ResultsFile, second: ResultsFile) -> ResultsFile:
     environment = pooled_environment(first.environment, second.environment, where)
     if [case.label for case in first.cases] != [case.label for case in second.cases]:
         raise PoolError(f"{where}: their cases differ")
-    cases = tuple(replace(case, runs=first.case(case.label).runs + case.runs) for case in second.cases)
+    cases = tuple(_pooled_case(first.case(case.label), case) for case in second.cases)
     # Where each sitting's runs start, when every case has the same number per sitting (so that a
     # page can compare the sittings): [3, 3] for two sittings of three processes.
     counts = [_runs_per_case(first, where), _runs_per_case(second, where)]
@@ -77,6 +77,13 @@ def sittings(environment: Mapping[str, Any], where: str) -> list[str]:
     if len(set(found)) != len(found):
         raise PoolError(f"{where}: environment.sittings lists one sitting twice: {found!r}")
     return found
+
+
+def _pooled_case(first: CaseResult, second: CaseResult) -> CaseResult:
+    """``second`` with ``first``'s runs before its own, and each process's metrics where both have them."""
+    runs = first.runs + second.runs
+    by_process = first.metrics_by_process + second.metrics_by_process
+    return replace(second, runs=runs, run_metrics=by_process if len(by_process) == len(runs) else ())
 
 
 def _runs_per_case(results: ResultsFile, where: str) -> list[int] | None:

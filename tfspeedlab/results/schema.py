@@ -79,8 +79,12 @@ class CaseResult:
     label: str
     params: Mapping[str, Any]
     runs: tuple[Measurement, ...]
-    # Measured quantities other than time: tracing counts, loss change, memory.
+    # Measured quantities other than time: tracing counts, loss change, memory (the last process's).
     metrics: Mapping[str, float] = field(default_factory=dict)
+    # Each process's metrics, in the order of ``runs``, where the case was measured in several and
+    # measured any: a quantity that moves from process to process (memory growth) gets its
+    # interval from them. Empty where there is one process (``metrics`` is its), or none.
+    run_metrics: tuple[Mapping[str, float], ...] = ()
     # How far this example's speed-ups move between sittings on its machine, as (SD of the log
     # speed-up, deviations it was estimated from): set by a site build from re-measure sittings
     # (tfspeedlab.analysis.drift), never stored in the file; None: one sitting's intervals.
@@ -91,6 +95,14 @@ class CaseResult:
             object.__setattr__(self, "runs", (self.runs,))
         if not self.runs:
             raise ValueError(f"case {self.label!r} has no runs")
+        if self.run_metrics and len(self.run_metrics) != len(self.runs):
+            raise ValueError(f"case {self.label!r} has metrics of {len(self.run_metrics)} processes "
+                             f"and {len(self.runs)} runs")
+
+    @property
+    def metrics_by_process(self) -> tuple[Mapping[str, float], ...]:
+        """Each process's metrics: ``run_metrics``, or the one set of ``metrics`` there is."""
+        return self.run_metrics or ((self.metrics,) if self.metrics else ())
 
     @property
     def measurement(self) -> Timing:
@@ -145,6 +157,8 @@ def _case_to_dict(case: CaseResult) -> dict[str, Any]:
         "label": case.label,
         "params": dict(case.params),
         "metrics": dict(case.metrics),
+        # Written only where several processes measured metrics, so that other files read as they always did.
+        **({"run_metrics": [dict(metrics) for metrics in case.run_metrics]} if case.run_metrics else {}),
         "runs": [run_to_dict(run) for run in case.runs],
     }
 
@@ -251,16 +265,28 @@ def _case_from_dict(reader: FieldReader, raw: Any, prefix: str) -> CaseResult:
     if len(raw_runs) > MAX_RUNS:
         raise ResultsFileError(reader.path, prefix + "runs", f"holds {len(raw_runs)} runs; at most {MAX_RUNS} are read")
     runs = tuple(run_from_dict(reader, run, f"{prefix}runs[{index}].") for index, run in enumerate(raw_runs))
-    metrics = reader.get(raw, "metrics", dict, prefix)
-    for name, value in metrics.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ResultsFileError(reader.path, f"{prefix}metrics.{name}", "must be a finite number")
+    metrics = _metrics_from_dict(reader, reader.get(raw, "metrics", dict, prefix), f"{prefix}metrics")
+    run_metrics = raw.get("run_metrics", [])
+    if not isinstance(run_metrics, list) or (run_metrics and len(run_metrics) != len(runs)):
+        raise ResultsFileError(reader.path, prefix + "run_metrics",
+                               f"must be a list of one JSON object per run ({len(runs)})")
     return CaseResult(
         label=reader.check_length(reader.get(raw, "label", str, prefix), prefix + "label"),
         params=reader.get(raw, "params", dict, prefix),
         runs=runs,
         metrics=metrics,
+        run_metrics=tuple(_metrics_from_dict(reader, found, f"{prefix}run_metrics[{index}]")
+                          for index, found in enumerate(run_metrics)),
     )
+
+
+def _metrics_from_dict(reader: FieldReader, raw: Any, where: str) -> dict[str, float]:
+    if not isinstance(raw, dict):
+        raise ResultsFileError(reader.path, where, "must be a JSON object of name → number")
+    for name, value in raw.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ResultsFileError(reader.path, f"{where}.{name}", "must be a finite number")
+    return raw
 
 
 def run_from_dict(reader: FieldReader, raw: Any, prefix: str, *, stored_statistics: bool = True) -> Measurement:

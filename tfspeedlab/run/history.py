@@ -44,6 +44,8 @@ class HistoryOptions:
     # Sittings per release, in alternating order (2.12 … 2.21, then 2.21 … 2.12), pooled: a release
     # timed in one slow stretch of the machine would otherwise carry it into every comparison.
     passes: int = 1
+    # ``run --only PARAM=VALUE`` for each release's run: the part of an example a history re-measures.
+    only: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,7 @@ def _run_child(environment: environments.Environment, options: HistoryOptions, s
         command += ["--processes", str(options.processes)]
     if options.timeout_s:
         command += ["--timeout", f"{options.timeout_s:g}"]
+    command += [f"--only={item}" for item in options.only]
     # The environment has TensorFlow and NumPy but not this package: it comes from this checkout.
     package_root = str(Path(__file__).resolve().parents[2])  # the folder holding tfspeedlab/
     path = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))

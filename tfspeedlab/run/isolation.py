@@ -97,9 +97,13 @@ def _run_child(script: Path, runner: str, quick: bool, group: str | None, round_
 
 
 def gather(rounds: list[CaseResult]) -> CaseResult:
-    """One case from the processes it ran in: every run kept, in order; metrics of the last run."""
+    """One case from the processes it ran in: every run kept, in order; metrics of the last run, and
+    each process's where there are several and every one measured some."""
     first = rounds[0]
-    return CaseResult(first.label, first.params, tuple(run for r in rounds for run in r.runs), dict(rounds[-1].metrics))
+    runs = tuple(run for r in rounds for run in r.runs)
+    by_process = tuple(metrics for r in rounds for metrics in r.metrics_by_process)
+    return CaseResult(first.label, first.params, runs, dict(rounds[-1].metrics),
+                      run_metrics=by_process if len(runs) > 1 and len(by_process) == len(runs) else ())
 
 
 def measure(script: Path, workload: Workload, runner: str, quick: bool, processes: int | None = None) -> ResultsFile:

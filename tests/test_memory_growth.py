@@ -1,0 +1,147 @@
+"""Memory over repeated calls: the follow loop's readings, each process's metrics kept through the
+results file and pooling, the growth and its interval, and the words a page uses for it."""
+
+import dataclasses
+import json
+import mmap
+
+import pytest
+
+from conftest import synthetic_results
+from tfspeedlab.analysis.intervals import Estimate
+from tfspeedlab.analysis.memory_growth import growth, mean_interval
+from tfspeedlab.analysis.wording import (NO_GROWTH_BYTES_PER_CALL, Growth, format_growth, format_levelling,
+                                         growth_verdict)
+from tfspeedlab.profiling.memory import follow_memory
+from tfspeedlab.results.pool import pool
+from tfspeedlab.results.schema import NotInResults, ResultsFileError, to_dict
+from tfspeedlab.results.store import load_results, write_results
+from tfspeedlab.run.isolation import gather
+from tfspeedlab.site.memory_tables import growth_phrase, growth_table
+
+
+def followed(parts, heap=0.0, calls=100):
+    """The metrics follow_memory records, for parts that grew by these bytes per call."""
+    return {"follow_calls": float(calls), "follow_parts": float(len(parts)), "rss_start_bytes": 1e8,
+            "rss_end_bytes": 1e8 + sum(parts) * calls / len(parts), "peak_rss_bytes": 2e8, "heap_calls": 25.0,
+            "heap_per_call": heap, **{f"rss_part_{i}_per_call": value for i, value in enumerate(parts)}}
+
+
+def case_with(*processes, call="predict"):
+    base = synthetic_results().cases[0]
+    runs = base.runs * len(processes)
+    return dataclasses.replace(base, label=f"tf.keras · {call} · none", runs=runs, metrics=processes[-1],
+                               params={"keras": "tf.keras", "call": call, "cleanup": "none", "calls": 100},
+                               run_metrics=processes if len(processes) > 1 else ())
+
+
+def held_outside_python(size):
+    """Memory as TensorFlow's buffers take it: from the system, not from Python's allocator, and
+    fresh pages each time (a freed heap's pages, already resident, would not show as growth)."""
+    block = mmap.mmap(-1, size)
+    block.write(b"x" * size)  # touched: resident
+    return block
+
+
+def test_memory_kept_outside_python_shows_as_resident_growth_and_not_in_the_heap():
+    kept = []
+    found = follow_memory(lambda: kept.append(held_outside_python(64 * 1024)), 50)
+    per_part = [found[f"rss_part_{i}_per_call"] for i in range(5)]
+    assert all(60 * 1024 <= value < 80 * 1024 for value in per_part), per_part
+    assert found["follow_calls"] == 50 and found["heap_calls"] == 12
+    assert found["heap_per_call"] < 4 * 1024  # the mmap objects themselves, not their pages
+    assert found["rss_end_bytes"] > found["rss_start_bytes"]
+
+
+def test_objects_kept_on_the_python_heap_show_in_the_heap_reading():
+    kept = []
+    found = follow_memory(lambda: kept.append(bytearray(64 * 1024)), 50)
+    assert found["heap_per_call"] > 60 * 1024
+
+
+def test_a_loop_that_allocates_nothing_lasting_reads_no_growth():
+    found = follow_memory(lambda: bytearray(64 * 1024), 50)
+    assert growth_verdict(mean_interval([found[f"rss_part_{i}_per_call"] for i in range(5)])) in (
+        Growth.NONE, Growth.UNCLEAR)
+    assert abs(found["heap_per_call"]) < 1024
+
+
+def test_too_few_calls_for_the_parts_is_a_clear_error():
+    with pytest.raises(ValueError, match="5 parts"):
+        follow_memory(lambda: None, 3)
+
+
+def test_the_interval_is_over_every_part_of_every_process():
+    found = growth(case_with(followed([10e3, 12e3, 11e3, 9e3, 10e3]), followed([11e3, 10e3, 12e3, 10e3, 9e3])))
+    assert found.processes == 2 and found.calls == 100
+    assert found.per_call.value == pytest.approx(10.4e3)
+    assert 0 < found.per_call.low < 10.4e3 < found.per_call.high < 12e3
+    assert found.late_per_call.value == pytest.approx((11e3 + 9e3 + 10e3 + 12e3 + 10e3 + 9e3) / 6)
+
+
+def test_growth_words_follow_the_interval():
+    assert format_growth(Estimate(10240, 9216, 11264)) == "grows 10.0\u00a0KiB per\u00a0call [9.00\u00a0KiB–11.0\u00a0KiB]"
+    assert format_growth(Estimate(10, -200, 300), per="model").startswith("no growth (within 1.00\u00a0KiB per\u00a0model")
+    assert format_growth(Estimate(100, -3000, 5000)) == "no clear growth (−2.93\u00a0KiB to 4.88\u00a0KiB per\u00a0call)"
+    assert growth_verdict(Estimate(-5000, -6000, -4000)) is Growth.SHRINKS
+    # A clear growth smaller than the threshold is still a growth: the interval says so.
+    assert growth_verdict(Estimate(300, 100, 500)) is Growth.GROWS
+    assert NO_GROWTH_BYTES_PER_CALL == 1024
+
+
+@pytest.mark.parametrize("whole, late, expected", [
+    (Estimate(5e3, 4e3, 6e3), Estimate(5e3, 4e3, 6e3), "keeps growing"),
+    (Estimate(5e3, 1e3, 9e3), Estimate(100, -500, 700), "levels off"),
+    (Estimate(100, -500, 700), Estimate(100, -500, 700), ""),
+])
+def test_levelling_off_is_said_only_of_a_loop_that_grew(whole, late, expected):
+    assert format_levelling(whole, late) == expected
+
+
+def test_a_case_that_followed_no_memory_is_not_in_the_results():
+    with pytest.raises(NotInResults, match="followed no memory"):
+        growth(synthetic_results().cases[0])
+
+
+def test_each_process_metrics_survive_the_file_and_pooling(tmp_path):
+    first = case_with(followed([1e3] * 5), followed([2e3] * 5))
+    results = dataclasses.replace(synthetic_results(), cases=(first, dataclasses.replace(
+        synthetic_results().cases[1], run_metrics=())), baseline=None)
+    loaded = load_results(write_results(results, tmp_path))
+    assert loaded.case(first.label).run_metrics == first.run_metrics
+    assert "run_metrics" not in to_dict(loaded)["cases"][1]  # one process: written as before
+    second = dataclasses.replace(loaded, environment={**loaded.environment, "utc_time": "2026-01-02T00:00:00+00:00"})
+    pooled = pool(loaded, second)
+    assert len(pooled.case(first.label).run_metrics) == 4
+    assert growth(pooled.case(first.label)).processes == 4
+
+
+def test_gather_keeps_each_process_metrics_in_order():
+    one, two = case_with(followed([1e3] * 5)), case_with(followed([2e3] * 5))
+    gathered = gather([one, two])
+    assert [m["rss_part_0_per_call"] for m in gathered.run_metrics] == [1e3, 2e3]
+    assert gathered.metrics == two.metrics
+
+
+@pytest.mark.parametrize("damage", [
+    lambda case: case.update(run_metrics="many"),
+    lambda case: case.update(run_metrics=[{"a": 1.0}]),  # two runs, one set of metrics
+    lambda case: case.update(run_metrics=[{"a": 1.0}, {"a": "lots"}]),
+])
+def test_malformed_process_metrics_are_a_clear_error(tmp_path, damage):
+    data = to_dict(dataclasses.replace(synthetic_results(), cases=(
+        case_with(followed([1e3] * 5), followed([2e3] * 5)), synthetic_results().cases[1]), baseline=None))
+    damage(data["cases"][0])
+    path = tmp_path / "cpu" / "demo.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(data))
+    with pytest.raises(ResultsFileError, match="run_metrics"):
+        load_results(path)
+
+
+def test_the_table_and_the_phrase_say_the_same_growth():
+    case = case_with(followed([10e3] * 5), followed([12e3] * 5), followed([11e3] * 5), call="new model")
+    results = dataclasses.replace(synthetic_results(), cases=(case,), baseline=None)
+    phrase = growth_phrase(case)
+    assert phrase.startswith("grows 10.7\u00a0KiB per\u00a0model") and phrase.endswith("keeps growing")
+    assert "grows 10.7\u00a0KiB per\u00a0model" in growth_table(results)

@@ -1,0 +1,74 @@
+"""Memory over repeated calls: how fast resident memory grows per call, with its interval, and
+whether the growth goes on or levels off, from what ``measure.memory.follow_memory`` recorded in
+each process of a case.
+
+A followed loop is cut into equal parts, and each part's growth per call is one reading of the
+slope. Resident memory moves in steps (the allocator takes a new arena, a cache fills once), so a
+least-squares line through single readings would give its one step the weight of the whole loop,
+and its standard error would treat neighbouring readings as independent when they are not. The
+parts are increments: each reads its own stretch of calls. The interval is Student's t over every
+part of every process (a step falls in one part of one process and widens the interval rather
+than moving the estimate far). The later half of the parts, read alone, says whether the growth
+goes on or has levelled off.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+
+from tfspeedlab.analysis.intervals import Estimate, t975
+from tfspeedlab.results.schema import CaseResult, NotInResults
+
+PART_METRIC = "rss_part_{}_per_call"
+
+
+@dataclass(frozen=True)
+class Growth:
+    """One case's memory growth: bytes per call over the whole followed loop and over its later half,
+    each with a 95% interval; the Python heap's growth per call; what the loop was."""
+
+    per_call: Estimate
+    late_per_call: Estimate
+    heap_per_call: float  # the mean over processes, bytes per call (tracemalloc's traced memory)
+    calls: int  # calls followed in each process
+    processes: int
+    rss_end_bytes: float  # the median over processes of the resident memory after the loop
+    peak_rss_bytes: float  # the largest high-water mark of any process
+
+    @property
+    def total_bytes(self) -> float:
+        """The growth over one process's whole loop, at the estimated rate."""
+        return self.per_call.value * self.calls
+
+
+def growth(case: CaseResult) -> Growth:
+    """The case's growth from each of its processes' parts; NotInResults for a case that followed
+    no memory (or was followed in fewer than two parts)."""
+    processes = [metrics for metrics in case.metrics_by_process if "follow_parts" in metrics]
+    if not processes:
+        raise NotInResults(f"case {case.label!r} followed no memory (no follow_parts metric)")
+    parts = [[metrics[PART_METRIC.format(index)] for index in range(int(metrics["follow_parts"]))]
+             for metrics in processes]
+    if min(len(found) for found in parts) < 2:
+        raise NotInResults(f"case {case.label!r}: memory followed in fewer than two parts")
+    late = [found[len(found) // 2:] for found in parts]
+    return Growth(
+        per_call=mean_interval([value for found in parts for value in found]),
+        late_per_call=mean_interval([value for found in late for value in found]),
+        heap_per_call=statistics.fmean(metrics["heap_per_call"] for metrics in processes),
+        calls=int(statistics.median(metrics["follow_calls"] for metrics in processes)),
+        processes=len(processes),
+        rss_end_bytes=statistics.median(metrics["rss_end_bytes"] for metrics in processes),
+        peak_rss_bytes=max(metrics["peak_rss_bytes"] for metrics in processes),
+    )
+
+
+def mean_interval(values: list[float]) -> Estimate:
+    """The mean of ``values`` with Student's 95% interval (readings taken as independent)."""
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return Estimate(mean, -math.inf, math.inf)
+    half = t975(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+    return Estimate(mean, mean - half, mean + half)
