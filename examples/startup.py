@@ -8,8 +8,11 @@
 #
 # * **Imports**: the interpreter alone, NumPy, TensorFlow, Keras 3 on each
 #   installed backend, and Keras 2 (`tf_keras`); `python -X importtime` says
-#   which packages and modules take the time.
-# * **Time to first prediction**: import, load a saved model and predict one
+#   which packages and modules take the time. TensorFlow imports Keras 3,
+#   which imports matplotlib and JAX where they are installed: the same
+#   import with them hidden, as if not installed, says what each costs.
+# * **Time to first prediction**, as a TensorFlow-only install starts (those
+#   optional packages hidden): import, load a saved model and predict one
 #   sample, for a small CNN and a ResNet50-sized model built in code (random
 #   weights, nothing downloaded), from each way of saving a model: `.keras`,
 #   `.h5`, `model.export` (a SavedModel, loaded with `tf.saved_model.load`)
@@ -38,15 +41,26 @@ from pathlib import Path
 
 import tfspeedlab
 
+# Packages Keras 3 imports when they are installed (its plotting utilities, a JAX checkpoint callback),
+# made unimportable in a child, as if not installed (``sys.modules[name] = None``; Keras catches the
+# ImportError): how a TensorFlow-only install starts.
+OPTIONAL = ("matplotlib", "jax", "torch")
+
+
+def hiding(*names):
+    """The line that makes ``names`` unimportable in a child process."""
+    return "import sys; " + "".join(f"sys.modules[{name!r}] = None; " for name in names)
+
+
 # What each import case runs in its fresh process, and what it needs installed.
 IMPORTS = {
     "python alone": ("pass", {}, None),
     "import numpy": ("import numpy", {}, "numpy"),
     "import tensorflow": ("import tensorflow", {}, "tensorflow"),
-    # Keras 3, which TensorFlow imports, imports matplotlib when it is installed (for its plotting
-    # utilities): the same import with matplotlib made unimportable says what that costs.
-    "import tensorflow, matplotlib hidden": ("import sys; sys.modules['matplotlib'] = None; import tensorflow",
-                                             {}, "tensorflow"),
+    "import tensorflow, matplotlib hidden": (hiding("matplotlib") + "import tensorflow", {}, "tensorflow"),
+    "import tensorflow, JAX hidden": (hiding("jax") + "import tensorflow", {}, "tensorflow"),
+    "import tensorflow alone (matplotlib, JAX and PyTorch hidden)": (hiding(*OPTIONAL) + "import tensorflow", {},
+                                                                    "tensorflow"),
     "import keras (TensorFlow backend)": ("import keras", {"KERAS_BACKEND": "tensorflow"}, "keras"),
     "import keras (JAX backend)": ("import keras", {"KERAS_BACKEND": "jax"}, "jax"),
     "import keras (PyTorch backend)": ("import keras", {"KERAS_BACKEND": "torch"}, "torch"),
@@ -57,9 +71,10 @@ MODELS = ("small CNN", "ResNet50-sized")
 # A fresh process's first prediction is timed from every format for the small model; for the larger
 # one, from the two a server loads (a Keras file, a SavedModel), each cold start some ten seconds.
 FIRST_PREDICTION_FORMATS = {"small CNN": FORMATS, "ResNet50-sized": (".keras", "SavedModel")}
-# What the release history re-measures on every TensorFlow release (tfspeedlab history --only in_history=True).
-IN_HISTORY = {"import tensorflow", "first prediction · small CNN · .keras", "first prediction · small CNN · SavedModel",
-              "build · small CNN", "save · small CNN · .keras", "load · small CNN · .keras"}
+# What the release history re-measures on every TensorFlow release (tfspeedlab history --only in_history=True):
+# the cold starts a serverless function pays.
+IN_HISTORY = {"import tensorflow", "import tensorflow alone (matplotlib, JAX and PyTorch hidden)",
+              "first prediction · small CNN · .keras", "first prediction · small CNN · SavedModel"}
 # Packages whose import time -X importtime splits out, the largest first, as many as this.
 TOP_CONTRIBUTORS = 8
 # Cold starts per fresh-process case and worker process: each is a whole process, seconds long.
@@ -124,11 +139,13 @@ def format_missing(keras, fmt):
 # %% [markdown]
 # ## What a fresh process runs to its first prediction
 #
-# The child script times its own parts (import, load, first call) and prints
-# them, so the page can split the whole cold start the parent timed.
+# As a TensorFlow-only install would (a serverless image holds no more): the
+# optional packages are hidden. The child script times its own parts
+# (import, load, first call) and prints them, so the page can split the
+# whole cold start the parent timed.
 
 # %%
-FIRST_PREDICTION = '''
+FIRST_PREDICTION = hiding(*OPTIONAL) + '''
 import json, sys, time
 started = time.perf_counter()
 import numpy as np

@@ -315,3 +315,54 @@ def test_every_feed_trains_once_traced_and_measures_its_wait(quick_results):
     shares = {case.label: case.metrics["data_wait_share"] for case in results.cases}
     # Tensors already in memory leave nothing to wait for; a Python generator makes the loop wait.
     assert shares["from_generator"] > shares["tensors in memory"]
+
+
+def test_every_memory_loop_is_followed_in_parts_with_the_heap_apart(quick_results):
+    from tfspeedlab.analysis.memory_growth import growth
+
+    results = load_results(quick_results / "cpu" / "memory.json")
+    assert {case.params["call"] for case in results.cases} == {"predict", "new model"}
+    for case in results.cases:
+        m = case.metrics
+        assert m["follow_parts"] == 5 and m["follow_calls"] == case.params["calls"], case.label
+        assert m["heap_calls"] >= 1 and m["calls_before_follow"] >= 5, case.label  # timed, then followed
+        assert m["rss_before_model_bytes"] < m["rss_start_bytes"], case.label  # the model and its calls took some
+        found = growth(case)
+        assert found.calls == case.params["calls"] and found.per_call.low <= found.per_call.high
+
+
+def test_start_up_cold_starts_are_whole_processes_and_split_into_their_parts(quick_results):
+    results = load_results(quick_results / "cpu" / "startup.json")
+    interpreter, tensorflow = results.case("python alone"), results.case("import tensorflow")
+    # Importing TensorFlow takes seconds; an interpreter that does nothing, a fraction of one.
+    assert tensorflow.measurement.per_call_s > 5 * interpreter.measurement.per_call_s
+    assert tensorflow.metrics["importtime_total_s"] > 0
+    assert any(name.startswith("package tensorflow") for name in tensorflow.metrics)
+    first = results.case("first prediction · small CNN · .keras").metrics
+    assert all(first[part] > 0 for part in ("import_s", "load_s", "first_call_s"))
+    # The child's own parts fit inside the whole cold start the parent timed.
+    whole = results.case("first prediction · small CNN · .keras").measurement.median_s
+    assert first["import_s"] + first["load_s"] + first["first_call_s"] < 1.5 * whole
+    assert {case.params["kind"] for case in results.cases} == {"import", "first prediction", "build", "save", "load"}
+
+
+def test_cpu_settings_are_in_force_in_each_process(quick_results):
+    results = load_results(quick_results / "cpu" / "cpu_settings.json")
+    settings = results.params["settings"]
+    for case in results.cases:
+        setting, m = settings[case.params["setting"]], case.metrics
+        assert m["inter_op_threads"] == setting["inter_op"] and m["intra_op_threads"] == setting["intra_op"], case.label
+        assert m["onednn_opts"] == (0.0 if setting["env"].get("TF_ENABLE_ONEDNN_OPTS") == "0" else 1.0), case.label
+        assert case.params.get("env") == (setting["env"] or None), case.label
+
+
+def test_mixed_precision_trains_as_far_under_every_policy_and_computes_in_16_bits(quick_results):
+    results = load_results(quick_results / "cpu" / "mixed_precision.json")
+    steps = results.params["train_steps"]
+    for case in results.cases:
+        m = case.metrics
+        if "train_on_batch" in case.label:
+            assert m[f"loss_after_{steps}_steps"] < m["loss_start"], case.label
+            assert m["compute_is_16_bit"] == (case.params["policy"] != "float32"), case.label
+        else:  # the matmul: a 16-bit product close to float32's, float32's exactly it
+            assert m["relative_error_vs_float32"] < (0.05 if case.params["policy"] != "float32" else 1e-6), case.label

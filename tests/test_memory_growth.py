@@ -92,6 +92,8 @@ def test_growth_words_follow_the_interval():
 @pytest.mark.parametrize("whole, late, expected", [
     (Estimate(5e3, 4e3, 6e3), Estimate(5e3, 4e3, 6e3), "keeps growing"),
     (Estimate(5e3, 1e3, 9e3), Estimate(100, -500, 700), "levels off"),
+    (Estimate(5e3, 4e3, 6e3), Estimate(1e3, -1e3, 3e3), "levels off"),  # the second half clearly slower
+    (Estimate(5e3, 1e3, 9e3), Estimate(2e3, -1e3, 8e3), "its second half cannot tell whether it levels off"),
     (Estimate(100, -500, 700), Estimate(100, -500, 700), ""),
 ])
 def test_levelling_off_is_said_only_of_a_loop_that_grew(whole, late, expected):

@@ -127,7 +127,8 @@ WORKLOAD_PARAMETER, MODE_PARAMETER = "workload", "mode"
 
 def workload_groups(history: list[ReleaseResults], example: str) -> dict[str, dict[str, str]]:
     """Per workload (a grid's column parameter, else the ``workload`` parameter), its cases by
-    mode (the grid's row parameter, else ``mode``)."""
+    mode (the grid's row parameter, else ``mode``). An example whose cases name no workload and
+    mode (memory, start-up) has no time trends: its own tables read its history."""
     newest = next((item.results[example] for item in reversed(history) if example in item.results), None)
     if newest is None:
         return {}
@@ -137,8 +138,9 @@ def workload_groups(history: list[ReleaseResults], example: str) -> dict[str, di
     for item in history:
         results = item.results.get(example)
         for case in results.cases if results else ():
-            groups.setdefault(str(case.params[columns]), {})[str(case.params[rows])] = case.label
-    order = [str(case.params[columns]) for case in newest.cases]
+            if columns in case.params and rows in case.params:
+                groups.setdefault(str(case.params[columns]), {})[str(case.params[rows])] = case.label
+    order = [str(case.params[columns]) for case in newest.cases if columns in case.params]
     return {name: groups[name] for name in sorted(groups, key=lambda name: (order + [name]).index(name))}
 
 

@@ -370,10 +370,32 @@ def format_growth(per_call: Estimate, per: str = "call") -> str:
     return f"{found} ({signed_bytes(per_call.low)} to {signed_bytes(per_call.high)} per{_NBSP}{per})"
 
 
+# What a growing loop's second half says when its interval can neither confirm nor rule out growth.
+LEVELLING_UNCLEAR = "its second half cannot tell whether it levels off"
+
+
 def format_levelling(whole: Estimate, late: Estimate) -> str:
-    """Whether a growing loop goes on growing: ``keeps growing`` (its later half grows too),
-    ``levels off`` (its later half does not clearly grow), or nothing for a loop that does not
-    clearly grow at all."""
+    """Whether a growing loop goes on growing: ``keeps growing`` (its later half clearly grows too),
+    ``levels off`` (its later half does not grow, shrinks, or grows clearly slower than the whole
+    loop), ``LEVELLING_UNCLEAR`` otherwise; nothing for a loop that does not clearly grow at all."""
     if growth_verdict(whole) is not Growth.GROWS:
         return ""
-    return "keeps growing" if growth_verdict(late) is Growth.GROWS else "levels off"
+    late_verdict = growth_verdict(late)
+    if late_verdict is Growth.GROWS:
+        return "keeps growing"
+    if late_verdict in (Growth.NONE, Growth.SHRINKS) or late.high < whole.low:
+        return "levels off"
+    return LEVELLING_UNCLEAR
+
+
+def growth_cell(per_call: Estimate) -> str:
+    """A loop's growth per call for a table whose header says "per call": ``+12.3 KiB [10.1 KiB–14.5 KiB]``
+    where it clearly grows (or shrinks), else ``no growth`` or ``no clear growth (−3.0 to 9.1 KiB)``."""
+    found = growth_verdict(per_call)
+    if found is Growth.GROWS:
+        return f"+{format_bytes(per_call.value)} [{format_bytes(per_call.low)}–{format_bytes(per_call.high)}]"
+    if found is Growth.SHRINKS:
+        return f"−{format_bytes(-per_call.value)} [{format_bytes(-per_call.high)}–{format_bytes(-per_call.low)}]"
+    if found is Growth.NONE:
+        return str(found)
+    return f"{found} ({signed_bytes(per_call.low)} to {signed_bytes(per_call.high)})"

@@ -4,9 +4,10 @@ between consecutive releases, and what each release's environment installed."""
 from __future__ import annotations
 
 from tfspeedlab.analysis import history as trends
-from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.wording import format_change, time_change
+from tfspeedlab.analysis import intervals, memory_growth
+from tfspeedlab.analysis.wording import format_change, growth_cell, time_change
 from tfspeedlab.results.history import ReleaseResults
+from tfspeedlab.results.schema import NotInResults
 from tfspeedlab.site.markdown import LEFT, Markdown, code, italic, table
 from tfspeedlab.units import format_ratio, format_time
 
@@ -15,9 +16,14 @@ from tfspeedlab.units import format_ratio, format_time
 def trend_table(history: list[ReleaseResults], example: str, workload: str) -> Markdown:
     """Releases × modes (a column per mode keeps the table narrow): each cell the time per call,
     the 10th percentile of all blocks; the last row each mode's newest release against its oldest."""
+    return times_table(history, example, {trends.mode_label(history, example, label, mode): label
+                                          for mode, label in trends.workload_groups(history, example)[workload].items()})
+
+
+def times_table(history: list[ReleaseResults], example: str, labels: dict[str, str]) -> Markdown:
+    """Releases × columns (each a case, ``labels``: column → case label): each cell the case's time per
+    call on that release; the last row each column's newest release against its oldest."""
     releases = [item.release for item in history]
-    labels = {trends.mode_label(history, example, label, mode): label
-              for mode, label in trends.workload_groups(history, example)[workload].items()}
     series = {mode: dict(trends.measured(history, example, label)) for mode, label in labels.items()}
     keras = {item.release: (item.environment or {}).get("keras") for item in history}
     rows = [[release.name, code(keras[release]) if keras[release] else "—",
@@ -26,6 +32,9 @@ def trend_table(history: list[ReleaseResults], example: str, workload: str) -> M
             for release in releases]
     changes = []
     for mode, measured in series.items():
+        if not measured:
+            changes.append("—")
+            continue
         first, last = min(measured), max(measured)
         try:
             changes.append(format_change(trends.across(history, example, labels[mode], first, last))
@@ -77,3 +86,22 @@ def sittings_table(history: list[ReleaseResults], example: str) -> Markdown:
     rows = [[shift.release.name, f"{shift.differing} of {shift.cases}", time_change(shift.median_change)]
             for shift in shifts]
     return table(["Release", "Cases that differ between the passes", "Second pass against the first (median)"], rows)
+
+
+def growth_table(history: list[ReleaseResults], example: str, labels: dict[str, str]) -> Markdown:
+    """Releases × loops (``labels``: column → case label): each cell the loop's resident-memory growth
+    per call on that release, in the wording module's words, with its interval."""
+    rows = []
+    for item in history:
+        results = item.results.get(example)
+        if results is None:
+            continue
+        keras = (item.environment or {}).get("keras")
+        cells = []
+        for label in labels.values():
+            try:
+                cells.append(growth_cell(memory_growth.growth(results.case(label)).per_call))
+            except NotInResults:
+                cells.append("—")
+        rows.append([item.release.name, code(keras) if keras else "—", *cells])
+    return table(["Release", "Keras", *labels], rows)

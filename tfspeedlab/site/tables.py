@@ -231,10 +231,22 @@ def environment_table(all_results: list[ResultsFile]) -> Markdown:
             code((env["git_commit"] or "unknown")[:7]), hardware,
             f"TF {env['tensorflow']}, {_keras(env)}, Python {env['python']}, "
             f"{'quick' if results.quick else 'full'} run",
+            threads_in_force(env),
             _freshness(provenance.freshness(results)),
         ])
-    header = ("Example", "Measured (UTC)", "Commit", "Hardware", "Software, run", "Up to date?")
+    header = ("Example", "Measured (UTC)", "Commit", "Hardware", "Software, run", "Threads", "Up to date?")
     return table(header, body, [LEFT] * len(header))
+
+
+def threads_in_force(environment) -> str:
+    """``inter-op default, intra-op default; 2 usable cores``: TensorFlow's thread settings where the file
+    was measured (0 is TensorFlow's default: one thread per core it sees), and the cores it could use."""
+    def setting(name: str) -> str:
+        return str(environment[name]) if environment.get(name) else "default"
+
+    cores = environment.get("usable_cores")
+    return (f"inter-op {setting('inter_op_threads')}, intra-op {setting('intra_op_threads')}"
+            + (f"; {cores} usable core{'s' if cores != 1 else ''}" if cores is not None else ""))
 
 
 def _keras(environment) -> str:

@@ -157,3 +157,25 @@ def history_span(context: Context, example: str, *, runner: Runner = "cpu") -> s
     where = (f"all on one CPU model ({markdown.text(cpus[0])})" if len(cpus) == 1 else
              f"on {len(cpus)} CPU models (releases measured on different ones are not compared)")
     return f"{len(measured)} of {len(ALL_RELEASES)} releases ({measured[0].name} to {measured[-1].name}), {where}"
+
+
+def _columns(cases: tuple[str, ...]) -> dict[str, str]:
+    """Each ``HEADER=CASE`` argument as header → case label (a bare case label heads its own column)."""
+    if not cases:
+        raise DirectiveError("name at least one case, as HEADER=CASE or CASE")
+    return dict((header, label) if equals else (case, case)
+                for case in cases for header, equals, label in [case.partition("=")])
+
+
+@directive("history_times", "Runner tabs: the named cases' times on every release (``HEADER=CASE`` or ``CASE``, a "
+                            "column each), and the newest release against the oldest.")
+def history_times(context: Context, example: str, *cases: str) -> str:
+    columns = _columns(cases)
+    return _history_tabs(context, lambda runner, history: history_tables.times_table(history, example, columns))
+
+
+@directive("history_growth", "Runner tabs: the named loops' resident-memory growth per call on every release "
+                             "(``HEADER=CASE`` or ``CASE``, a column each).")
+def history_growth(context: Context, example: str, *cases: str) -> str:
+    columns = _columns(cases)
+    return _history_tabs(context, lambda runner, history: history_tables.growth_table(history, example, columns))
