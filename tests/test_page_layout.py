@@ -243,7 +243,8 @@ def test_chart_text_is_readable_on_a_phone(windows, phone_charts, site_url):
 
 # The question pages: each opens with its answer and the code to change.
 QUESTION_PAGES = ("/tf1-vs-tf2/", "/predict-loop/", "/training-apis/", "/input-pipeline/", "/releases/", "/xla/",
-                  "/worth-it/", "/tracing/", "/training-step/", "/diagnose/", "/frameworks/", "/keras-backends/")
+                  "/worth-it/", "/tracing/", "/training-step/", "/diagnose/", "/frameworks/", "/keras-backends/",
+                  "/memory-startup/", "/cpu-settings/")
 # Two screens of a 1280 × 800 laptop, and a phone's first screen and a bit.
 ANSWER_WITHIN_PX, PHONE_FIRST_LINK_WITHIN_PX = 1600, 900
 FIRST_CODE_TOP = """() => {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tfspeedlab.analysis import history as trends
 from tfspeedlab.analysis import intervals, memory_growth
-from tfspeedlab.analysis.wording import format_change, growth_cell, time_change
+from tfspeedlab.analysis.wording import ONE_PROCESS, format_change, growth_cell, time_change
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import NotInResults
 from tfspeedlab.site.markdown import LEFT, Markdown, code, italic, table
@@ -37,12 +37,19 @@ def times_table(history: list[ReleaseResults], example: str, labels: dict[str, s
             continue
         first, last = min(measured), max(measured)
         try:
-            changes.append(format_change(trends.across(history, example, labels[mode], first, last))
+            changes.append(_change(trends.across(history, example, labels[mode], first, last))
                            if first != last else "—")
         except trends.DifferentMachines:
             changes.append("not compared (different CPUs)")
     span = f"{releases[-1].name} vs {releases[0].name}" if releases else "change"
     return table(["Release", "Keras", *series], [*rows, [span, "", *changes]])
+
+
+def _change(found: intervals.Ratio) -> str:
+    """A change across releases, in words; none from one process on either side (the guide's rule)."""
+    if found.processes is not None and found.processes < 2:
+        return ONE_PROCESS
+    return format_change(found)
 
 
 def changes_table(history: list[ReleaseResults], example: str) -> Markdown:

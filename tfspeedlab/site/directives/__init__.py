@@ -11,7 +11,7 @@ Inline figures read the ``cpu`` runner unless given ``runner=gpu``; arguments wi
 quoted: ``{{ metric tracing "python scalars" traces }}``.
 """
 
-from tfspeedlab.site.directives import backends, blocks, diagnosis, figures, history, links, memory  # noqa: F401  (they register)
+from tfspeedlab.site.directives import backends, blocks, diagnosis, figures, history, links, runtime  # noqa: F401  (they register)
 from tfspeedlab.site.directives.context import CHART_DIR, TRACE_URI, Context, chart_uri, trace_files
 from tfspeedlab.site.directives.registry import REGISTRY, catalogue, render, usage
 from tfspeedlab.site.errors import DirectiveError

@@ -1,9 +1,11 @@
-"""The memory and start-up page's figures and blocks: growth over repeated calls (``memory``) and
-start-up (``startup``), from the tables ``site.memory_tables`` makes, in runner tabs."""
+"""The runtime pages' figures and blocks: memory growth over repeated calls (``memory``), start-up
+(``startup``) and CPU settings (``cpu_settings``, ``mixed_precision``), from the tables of
+``site.memory_tables`` and ``site.settings_tables``."""
 
 from __future__ import annotations
 
-from tfspeedlab.site import memory_tables
+from tfspeedlab.results.cpu import cpu_description
+from tfspeedlab.site import markdown, memory_tables, settings_tables
 from tfspeedlab.site.directives.context import Context, Runner
 from tfspeedlab.site.directives.registry import directive
 
@@ -40,3 +42,21 @@ def first_prediction(context: Context, example: str) -> str:
                         "the process's first call apart.")
 def save_load(context: Context, example: str) -> str:
     return context.example_tabs(example, memory_tables.save_load_table)
+
+
+@directive("settings_summary", "Per workload of a grid: the baseline row's time, and the other rows grouped as clearly "
+                               "slower, clearly faster or not clearly different from it, each with its factor.")
+def settings_summary(context: Context, example: str) -> str:
+    return context.example_tabs(example, settings_tables.settings_summary)
+
+
+@directive("precision_check", "Per workload and precision policy: the time, and the loss after the same training "
+                              "steps (or a matmul's difference from float32's).")
+def precision_check(context: Context, example: str) -> str:
+    return context.example_tabs(example, settings_tables.precision_check)
+
+
+@directive("environment_cpu", "The CPU an example was measured on, with what tells it apart: ``AMD EPYC (family 25, "
+                              "model 1, stepping 1; AVX2)``.")
+def environment_cpu(context: Context, example: str, *, runner: Runner = "cpu") -> str:
+    return markdown.text(cpu_description(context.lookup(example, runner).environment))

@@ -1,0 +1,9 @@
+"""What many scripts do to quiet TensorFlow's start-up lines, and to cut threads."""
+import os
+
+os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"  # turns oneDNN off to hide one line
+import tensorflow as tf  # noqa: E402  (the variable must be set first)
+
+tf.config.threading.set_intra_op_parallelism_threads(1)  # one thread per op
+a = tf.random.normal([512, 512])
+print(float(tf.reduce_sum(tf.matmul(a, a))))

@@ -1,0 +1,91 @@
+"""The runtime pages' tables: the CPU settings summary, the precision check, intervals kept whole in
+table cells, the thread settings in the environment table, and the memory and start-up history."""
+
+import dataclasses
+
+from conftest import synthetic_results
+from tfspeedlab.measure.measurement import Measurement
+from tfspeedlab.results.history import ReleaseResults
+from tfspeedlab.results.schema import CaseResult
+from tfspeedlab.site import history_tables, settings_tables
+from tfspeedlab.site.tables import threads_in_force
+from tfspeedlab.site.whole_intervals import keep_intervals_whole
+from tfspeedlab.spec.layout import Grid
+from tfspeedlab.spec.releases import Release
+
+
+def measured(seconds, processes=3, spread=0.01):
+    """Runs whose blocks sit tightly around ``seconds``, one per process."""
+    return tuple(Measurement(tuple(seconds * (1 + spread * k) for k in range(8)), 1, seconds, "test")
+                 for _ in range(processes))
+
+
+def grid_file(times, metrics=None):
+    """A setting × workload grid: ``times`` maps (setting, workload) to seconds per call."""
+    cases = tuple(CaseResult(f"{setting} · {workload}", {"setting": setting, "workload": workload},
+                             measured(seconds), (metrics or {}).get((setting, workload), {}))
+                  for (setting, workload), seconds in times.items())
+    return dataclasses.replace(synthetic_results(), cases=cases, baseline=None,
+                               layout=Grid(rows="setting", columns="workload", baseline="default"),
+                               params={"train_steps": 100})
+
+
+def test_the_settings_summary_groups_each_setting_by_what_its_interval_says():
+    found = settings_tables.settings_summary(grid_file({
+        ("default", "matmul"): 1e-3, ("one thread", "matmul"): 2e-3, ("pinned", "matmul"): 0.5e-3,
+        ("oneDNN off", "matmul"): 1e-3}))
+    row = next(line for line in found.splitlines() if line.startswith("| matmul"))
+    slower, faster, unclear = (cell.strip() for cell in row.split("|")[3:6])
+    assert slower.startswith("one thread: 2.00×") and "slower" in slower
+    assert "pinned: 2.00×" in faster and "faster" in faster
+    assert unclear == "oneDNN off"
+
+
+def test_one_process_gives_no_verdict_in_the_summary():
+    results = grid_file({("default", "m"): 1e-3, ("other", "m"): 2e-3})
+    results = dataclasses.replace(results, cases=tuple(dataclasses.replace(case, runs=case.runs[:1])
+                                                       for case in results.cases))
+    assert "other (one process: no verdict)" in settings_tables.settings_summary(results)
+
+
+def test_the_precision_check_shows_the_loss_after_the_same_steps_and_the_products_difference():
+    found = settings_tables.precision_check(grid_file(
+        {("default", "MLP · train_on_batch"): 1e-3, ("default", "matmul"): 1e-3, ("bf16", "matmul"): 1e-3},
+        {("default", "MLP · train_on_batch"): {"loss_start": 0.5, "loss_after_100_steps": 0.01},
+         ("default", "matmul"): {"relative_error_vs_float32": 0.0},
+         ("bf16", "matmul"): {"relative_error_vs_float32": 0.0044}}))
+    assert "loss 0.5 → 0.01" in found and "the reference product" in found
+    assert "largest difference 0.0044 of the largest value" in found
+
+
+def test_an_interval_in_a_table_cell_is_kept_on_one_line_and_nothing_else_changes():
+    html = ('<p>[1.0–2.0×] in prose</p><table><tr><td>10.8× faster [9.78–12.0×]</td>'
+            '<td class="x">no clear difference (1.2× slower to 1.1× faster)</td></tr></table>')
+    kept = keep_intervals_whole(html)
+    assert '<td>10.8× faster <span class="tfsl-interval">[9.78–12.0×]</span></td>' in kept
+    assert kept.startswith("<p>[1.0–2.0×] in prose</p>")  # prose wraps as it likes
+    assert keep_intervals_whole(kept.replace('<span class="tfsl-interval">', "").replace("</span>", "")) == kept
+
+
+def test_the_environment_table_names_the_thread_settings_in_force():
+    assert threads_in_force({"inter_op_threads": 0, "intra_op_threads": 2, "usable_cores": 1}) == \
+        "inter-op default, intra-op 2; 1 usable core"
+    assert threads_in_force({"inter_op_threads": 1, "intra_op_threads": 0}) == "inter-op 1, intra-op default"
+
+
+def followed(parts):
+    return {"follow_calls": 100.0, "follow_parts": float(len(parts)), "rss_start_bytes": 1e8, "rss_end_bytes": 1e8,
+            "peak_rss_bytes": 1e8, "heap_calls": 25.0, "heap_per_call": 0.0,
+            **{f"rss_part_{i}_per_call": value for i, value in enumerate(parts)}}
+
+
+def test_the_memory_history_gives_each_release_its_growth_and_a_dash_where_a_loop_was_not_run():
+    def release(minor, growth):
+        case = CaseResult("loop", {"call": "predict"}, measured(1e-3, processes=1), followed([growth] * 5))
+        results = dataclasses.replace(synthetic_results(example="memory"), cases=(case,), baseline=None)
+        return ReleaseResults(Release(2, minor), {"memory": results}, {"keras": f"3.{minor}"})
+
+    history = [release(15, 0.0), release(16, 50e3)]
+    found = history_tables.growth_table(history, "memory", {"predict": "loop", "fit": "absent"})
+    rows = [line for line in found.splitlines() if line.startswith("| 2.")]
+    assert "no growth" in rows[0] and "+48.8" in rows[1] and rows[1].rstrip(" |").endswith("—")
