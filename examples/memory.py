@@ -30,7 +30,7 @@ import tfspeedlab
 from tfspeedlab.profiling.memory import follow_memory, resident_bytes
 
 BATCH = 32  # fit's batch size
-# Calls followed per loop: enough for a growth of 1 KiB a call to stand out of the readings'
+# Calls followed per loop: enough for a growth of a kibibyte a call to stand out of the readings'
 # page-sized steps, few enough that a model's whole life fits in a minute.
 FULL_CALLS = {"predict": 200, "model(x)": 400, "tf.function": 400, "fit": 100, "new model": 25}
 # Fresh processes per loop in a full run: the interval is over every part of each, and a loop of a

@@ -89,8 +89,8 @@ FULL = {"imports": tuple(IMPORTS), "models": MODELS, "formats": FORMATS}
 # ## The models, built in code
 #
 # The small CNN is the predict ladder's; the larger one is Keras's ResNet50
-# architecture with random weights (25.6 million parameters, about 98 MiB
-# as float32), so that nothing is downloaded.
+# architecture with random weights (25.6 million parameters,
+# four bytes each as float32), so that nothing is downloaded.
 
 # %%
 def build(keras, name):

@@ -8,5 +8,6 @@ import tensorflow as tf  # noqa: E402  (the variable must be set first)
 
 a = tf.random.normal([512, 512])
 print(float(tf.reduce_sum(tf.matmul(a, a))))
-print("threads:", tf.config.threading.get_intra_op_parallelism_threads(), "(0: the default)")
+threads = tf.config.threading.get_intra_op_parallelism_threads()
+print("threads per op:", threads, "(0: the default)")
 print("usable cores:", len(os.sched_getaffinity(0)))

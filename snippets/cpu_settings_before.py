@@ -1,4 +1,4 @@
-"""What many scripts do to quiet TensorFlow's start-up lines, and to cut threads."""
+"""What many scripts do to quiet TensorFlow's start-up and to cut threads."""
 import os
 
 os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"  # turns oneDNN off to hide one line

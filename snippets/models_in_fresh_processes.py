@@ -1,5 +1,6 @@
-"""Train each model of a search in a process of its own: the memory a model took
-goes back to the system when its process ends (in one process it stayed)."""
+"""Train each model of a search in a process of its own: the memory a
+model took goes back to the system when its process ends (in one process
+it stayed)."""
 import multiprocessing
 
 

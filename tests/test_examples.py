@@ -27,8 +27,10 @@ def test_quick_run_writes_a_valid_results_file(quick_results, name):
     results = load_results(quick_results / "cpu" / f"{name}.json")
     assert results.example == name and results.runner == "cpu" and results.quick
     assert results.environment["tensorflow"]
+    # A start-up case times whole fresh processes, seconds each: its quick run takes two.
+    fewest_blocks = 2 if name == "startup" else 5
     for case in results.cases:
-        assert case.measurement.blocks >= 5
+        assert case.measurement.blocks >= fewest_blocks, case.label
 
 
 def test_small_ops_measures_every_mode(quick_results):
