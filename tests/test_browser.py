@@ -193,3 +193,20 @@ def test_speed_ups_read_as_factors_with_their_word(browser, site_url):
         assert factor >= 1 and shown.endswith(("faster than eager", "slower than eager")), shown
     page.close()
     assert errors == []
+
+
+def test_the_readers_own_call_and_op_costs_drive_every_figure(browser, site_url, fitted):
+    page, errors = open_simulator(browser, site_url)
+    # The boxes start at the runner's fitted costs, and the figures are the fitted model's.
+    assert float(page.input_value('input[name="call_us"]')) == pytest.approx(fitted.modes["graph"].call_s * 1e6, rel=5e-3)
+    assert float(page.input_value('input[name="op_us"]')) == pytest.approx(fitted.modes["eager"].op_s * 1e6, rel=5e-3)
+    assert_matches_model(page, fitted)
+    page.fill('input[name="call_us"]', "40")
+    page.fill('input[name="op_us"]', "25")
+    own = fitted.with_reader_costs(graph_call_s=40e-6, eager_op_s=25e-6)
+    assert_matches_model(page, own)
+    assert value(page, "payback") == pytest.approx(own.payback_calls(*inputs(page)[:1], inputs(page)[1] ** 2), rel=1e-9)
+    page.fill('input[name="call_us"]', "0")
+    assert "fixed cost must be a number of µs above 0" in page.inner_text(".tfsl-simulator .tfsl-status")
+    page.close()
+    assert errors == []

@@ -7,6 +7,7 @@ same kernel either way); the retracing probe counts traces, which do not depend 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -20,6 +21,10 @@ from tfspeedlab.analysis.diagnosis_report import text_report
 from tfspeedlab.measure import timer
 from tfspeedlab.run import diagnose as diagnose_module
 from tfspeedlab.run.diagnose import diagnose, probe_retracing
+from tfspeedlab.analysis.diagnosis_core import Diagnosis, ModeResult
+from tfspeedlab.measure.measurement import Measurement
+from tfspeedlab.run import diagnose_threads
+from tfspeedlab.run.targets import TargetError
 
 # A budget every part fits in on any machine, once the timed blocks take a small share of it (below):
 # parts that fit run as fast as they can, so a larger budget costs these tests no time.
@@ -325,3 +330,70 @@ def test_bad_input_is_a_clear_error_and_exit_2(sample, tmp_path, capsys, args, m
 ])
 def test_a_diagnosis_agrees_with_a_full_run_when_their_words_do(diagnosed, full_run, expected):
     assert agrees(intervals.Ratio(*diagnosed), intervals.Ratio(*full_run)) is expected
+
+
+# ------------------------------------------------------------ --threads
+
+def _diagnosed(seconds_by_mode, processes=2):
+    """A diagnosis whose modes' blocks sit tightly around the given seconds, in ``processes`` runs."""
+    modes = {mode: ModeResult(mode, tuple(Measurement(tuple(seconds * (1 + 0.01 * k) for k in range(10)), 10,
+                                                      seconds, "test") for _ in range(processes)))
+             for mode, seconds in seconds_by_mode.items()}
+    return Diagnosis("sample.py:f", modes, op_count=None, retracing=None)
+
+
+def test_a_thread_setting_is_named_only_where_it_is_materially_faster():
+    faster = diagnose_threads.compare("sample.py:f", {
+        "default": [_diagnosed({"eager": 1e-3, "tf.function": 2e-4})],
+        "inter default · intra 1": [_diagnosed({"eager": 1e-3, "tf.function": 1e-4})],
+        "inter 1 · intra 1": [_diagnosed({"eager": 1.02e-3, "tf.function": 2e-4})]})
+    faster = dataclasses.replace(faster, processes=2)
+    setting, mode, ratio = faster.best()
+    assert (setting.setting, mode) == ("inter default · intra 1", "tf.function") and ratio.value == pytest.approx(2)
+    line = diagnose_threads.verdict_line(faster)
+    assert line.startswith("Verdict: inter default · intra 1 made tf.function 2.00× faster")
+    assert "set_intra_op_parallelism_threads(1)" in line and "set_inter_op" not in line
+    report = diagnose_threads.text_report(faster)
+    assert report.rstrip().endswith(line) and "inter_op_parallelism_threads=default" in report
+
+    same = diagnose_threads.compare("sample.py:f", {
+        "default": [_diagnosed({"tf.function": 2e-4})], "inter 1 · intra 1": [_diagnosed({"tf.function": 2.02e-4})]})
+    same = dataclasses.replace(same, processes=2)
+    assert same.best() is None
+    assert "keep TensorFlow's default thread settings" in diagnose_threads.verdict_line(same)
+
+
+def test_one_process_per_setting_gives_no_thread_verdict():
+    one = diagnose_threads.compare("sample.py:f", {
+        "default": [_diagnosed({"tf.function": 2e-4}, processes=1)],
+        "inter default · intra 1": [_diagnosed({"tf.function": 1e-4}, processes=1)]})
+    assert one.processes == 1 and one.best() is None
+    assert "none from one process" in diagnose_threads.verdict_line(one)
+
+
+def test_a_malformed_thread_setting_in_the_environment_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv(diagnose_threads.THREADS_VARIABLE, "two,1")
+    with pytest.raises(TargetError, match="expected two whole numbers"):
+        diagnose_threads.apply_from_environment()
+
+
+def test_the_command_times_each_thread_setting_in_fresh_processes_that_take_it(sample, tmp_path, capsys):
+    saved = tmp_path / "threads.json"
+    # Each child imports TensorFlow outside its share but inside this budget.
+    assert main(["diagnose", f"{sample}:many_small_ops", "--inputs", f"{sample}:make_inputs", "--budget", "24",
+                 "--threads", "--save", str(saved)]) == 0
+    out = capsys.readouterr().out
+    data = json.loads(saved.read_text())
+    assert list(data["settings"]) == list(diagnose_threads.SETTINGS)
+    for setting, found in data["settings"].items():
+        # Each child ran with its setting in force, as TensorFlow reported it.
+        assert found["in_force"] == [list(diagnose_threads.SETTINGS[setting])] * 2, setting
+        assert found["modes"]["tf.function"]["time_s"] > 0
+    assert data["settings"]["default"]["modes"]["tf.function"]["against_default"] is None
+    assert data["settings"]["inter 1 · intra 1"]["modes"]["tf.function"]["against_default"]["processes"] == 2
+    assert out.strip().splitlines()[-1] == data["verdict"]
+
+
+def test_threads_are_for_a_function_not_a_model(tmp_path, capsys):
+    assert main(["diagnose", str(tmp_path / "model.keras"), "--threads"]) == 2
+    assert "--threads is for a function" in capsys.readouterr().err

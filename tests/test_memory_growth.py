@@ -9,7 +9,7 @@ import pytest
 
 from conftest import synthetic_results
 from tfspeedlab.analysis.intervals import Estimate
-from tfspeedlab.analysis.memory_growth import growth, mean_interval
+from tfspeedlab.analysis.memory_growth import curve, followed_memory, growth, mean_interval
 from tfspeedlab.analysis.wording import (NO_GROWTH_BYTES_PER_CALL, Growth, format_growth, format_levelling,
                                          growth_verdict)
 from tfspeedlab.profiling.memory import follow_memory
@@ -17,6 +17,7 @@ from tfspeedlab.results.pool import pool
 from tfspeedlab.results.schema import NotInResults, ResultsFileError, to_dict
 from tfspeedlab.results.store import load_results, write_results
 from tfspeedlab.run.isolation import gather
+from tfspeedlab.site import charts, views
 from tfspeedlab.site.memory_tables import growth_phrase, growth_table
 
 
@@ -147,3 +148,30 @@ def test_the_table_and_the_phrase_say_the_same_growth():
     phrase = growth_phrase(case)
     assert phrase.startswith("grows 10.7\u00a0KiB per\u00a0model") and phrase.endswith("keeps growing")
     assert "grows 10.7\u00a0KiB per\u00a0model" in growth_table(results)
+
+
+def test_the_curve_adds_up_each_parts_growth_averaged_over_processes():
+    case = case_with(followed([1000.0, 2000.0, 0.0, 0.0], calls=100), followed([3000.0, 2000.0, 0.0, 0.0], calls=100))
+    found = curve(case)
+    assert found.calls == [0, 25, 50, 75, 100]
+    # Part one: (1000 + 3000) / 2 bytes per call over 25 calls; part two 2000 per call; then flat.
+    assert found.bytes_since_start == [0, 50_000, 100_000, 100_000, 100_000]
+
+
+def test_a_followed_memory_file_is_charted_as_memory_over_calls():
+    cases = tuple(dataclasses.replace(case_with(followed([parts] * 5), followed([parts] * 5), call=call),
+                                      label=f"tf.keras · {call} · none")
+                  for call, parts in (("predict", 20e3), ("new model", 9e6)))
+    results = dataclasses.replace(synthetic_results(), cases=cases, baseline=None)
+    assert followed_memory(results) and not followed_memory(synthetic_results())
+    assert views.view_for(results).shows == "resident memory over calls"
+    svg = charts.memory_over_calls_svg(results, "light")
+    # A panel per kind of loop, each in the unit its growth needs (20 KiB × 100 calls ≈ 2 MiB; 9 MB × 100 ≈ 858 MiB).
+    assert "predict — memory since the loop began (MiB) over calls" in svg
+    assert "new model — memory since the loop began (MiB) over models" in svg
+    assert "tf.keras, none" in svg
+
+
+def test_a_case_without_followed_memory_has_no_curve():
+    with pytest.raises(NotInResults, match="followed no memory"):
+        curve(synthetic_results().cases[0])

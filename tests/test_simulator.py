@@ -191,3 +191,16 @@ def test_javascript_and_python_agree_on_a_grid(source, request):
             assert js["paybackCalls"] == pytest.approx(python_payback, rel=1e-12)
         assert js["extrapolated"] == (ops > model.measured_ops or elements > model.measured_elements)
         assert not math.isnan(js["speedupGraph"])
+
+
+def test_a_readers_own_costs_move_the_break_even_as_the_model_says(committed):
+    model, _ = committed
+    graph, eager = model.modes["graph"], model.modes["eager"]
+    own = model.with_reader_costs(graph_call_s=graph.call_s * 2, eager_op_s=eager.op_s)
+    assert own.modes["xla"] == model.modes["xla"] and own.modes["eager"] == eager
+    # Twice the fixed cost of a call: the graph needs that many more ops to win.
+    saving = eager.per_op(100) - graph.per_op(100)
+    assert own.break_even_ops(100) == pytest.approx(model.break_even_ops(100) + graph.call_s / saving)
+    # A cheaper eager op: eager wins up to more ops still.
+    cheaper = model.with_reader_costs(graph_call_s=graph.call_s, eager_op_s=eager.op_s / 2)
+    assert cheaper.break_even_ops(100) > model.break_even_ops(100)

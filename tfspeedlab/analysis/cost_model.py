@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -117,6 +117,15 @@ class CostModel:
         if saving <= 0:
             return None
         return self.modes[mode].first_call_extra(ops) / saving
+
+    def with_reader_costs(self, graph_call_s: float, eager_op_s: float) -> CostModel:
+        """The model with a reader's own fixed cost of a ``tf.function`` call and cost of one eager
+        op (measured on their machine) in place of the fitted ones: the two costs every break-even
+        rests on. The simulator's inputs of the same names do this in the browser."""
+        modes = dict(self.modes)
+        modes["graph"] = replace(modes["graph"], call_s=graph_call_s)
+        modes["eager"] = replace(modes["eager"], op_s=eager_op_s)
+        return replace(self, modes=modes)
 
     def to_json(self) -> dict:
         return {"runner": self.runner, "split_elements": SPLIT_ELEMENTS,

@@ -72,3 +72,33 @@ def mean_interval(values: list[float]) -> Estimate:
         return Estimate(mean, -math.inf, math.inf)
     half = t975(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
     return Estimate(mean, mean - half, mean + half)
+
+
+@dataclass(frozen=True)
+class MemoryCurve:
+    """Resident memory since a followed loop began, after each of its parts: the mean over the
+    case's processes (each part's growth per call times its calls, added up)."""
+
+    calls: list[float]  # calls made at each point, 0 first
+    bytes_since_start: list[float]
+
+
+def curve(case: CaseResult) -> MemoryCurve:
+    """The case's memory over its followed calls; NotInResults where it followed none."""
+    processes = [metrics for metrics in case.metrics_by_process if "follow_parts" in metrics]
+    if not processes:
+        raise NotInResults(f"case {case.label!r} followed no memory (no follow_parts metric)")
+    parts = min(int(metrics["follow_parts"]) for metrics in processes)
+    calls_per_part = statistics.median(metrics["follow_calls"] for metrics in processes) / parts
+    rises = [statistics.fmean(metrics[PART_METRIC.format(index)] for metrics in processes) * calls_per_part
+             for index in range(parts)]
+    heights = [0.0]
+    for rise in rises:
+        heights.append(heights[-1] + rise)
+    return MemoryCurve(calls=[index * calls_per_part for index in range(parts + 1)], bytes_since_start=heights)
+
+
+def followed_memory(results) -> bool:
+    """Whether a results file followed memory in every case that ran (the memory example)."""
+    return bool(results.cases) and all(
+        any("follow_parts" in metrics for metrics in case.metrics_by_process) for case in results.cases)

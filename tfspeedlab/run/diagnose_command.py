@@ -27,7 +27,7 @@ from tfspeedlab.analysis import diagnosis_files
 from tfspeedlab.analysis.diagnosis_report import html_report, markdown_report, text_report
 from tfspeedlab.analysis.model_diagnosis import model_text_report, model_to_json
 from tfspeedlab.results.store import json_text, write_text_atomic
-from tfspeedlab.run import diagnose_backends, launch, machine, report_files, targets
+from tfspeedlab.run import diagnose_backends, diagnose_threads, launch, machine, report_files, targets
 from tfspeedlab.run.diagnose import FLOOR_BLOCKS, LEAST_CALLS, measure
 from tfspeedlab.run.reader_code import reader_code
 from tfspeedlab.units import format_time
@@ -92,6 +92,8 @@ def _function_report(options: Any) -> Report | None:
     if getattr(options, "backends", None):
         raise targets.TargetError("--backends is for a Keras model file (model.keras): a function is written "
                                   "for one framework")
+    # In a child of --threads: its thread setting, before the reader's module can run an op.
+    diagnose_threads.apply_from_environment()
     with reader_code(f"importing {options.target.rpartition(':')[0]}"):
         function = targets.load_function(options.target)
     with reader_code(f"--inputs {options.inputs}"):
@@ -104,6 +106,8 @@ def _function_report(options: Any) -> Report | None:
     check_budget(time.perf_counter() - started, options.budget)
     # The report's first line is then the command that reproduces it.
     target = f"{options.target} --inputs {options.inputs}" if options.inputs else options.target
+    if getattr(options, "threads", False):
+        return _threads_report(options, target)
     if options.processes > 1:
         return _pooled_report(options, target)
     try:
@@ -178,9 +182,23 @@ def _pooled_report(options: Any, target: str) -> Report | None:
                   pooled.links, pooled.interrupted)
 
 
+def _threads_report(options: Any, target: str) -> Report | None:
+    """The function under each thread setting, in fresh processes taken in turn, against the defaults."""
+    processes = options.processes if options.processes > 1 else diagnose_threads.PROCESSES
+    found = diagnose_threads.diagnose_threads(options.target, options.inputs, options.budget, processes,
+                                              progress=_progress)
+    if found is None:
+        return None
+    return Report(target, diagnose_threads.text_report(found), _with_environment(diagnose_threads.to_json(found)),
+                  list(diagnose_threads.LINKS), found.interrupted)
+
+
 def _model_report(options: Any) -> Report:
     if options.processes > 1:
         raise targets.TargetError("--processes is for a function; a Keras model is diagnosed in this process")
+    if getattr(options, "threads", False):
+        raise targets.TargetError("--threads is for a function (path/to/file.py:function); a Keras model's "
+                                  "thread settings are not probed")
     if options.inputs:
         raise targets.TargetError("--inputs is for a function; a Keras model's inputs come from its input "
                                   "spec and --batch")

@@ -13,7 +13,7 @@ matplotlib.use("Agg")  # no display on CI machines or docs builders
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 
-from tfspeedlab.analysis import intervals, op_layers, sweeps  # noqa: E402
+from tfspeedlab.analysis import intervals, memory_growth, op_layers, sweeps  # noqa: E402
 from tfspeedlab.analysis.grid import pivot, pivots  # noqa: E402
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS  # noqa: E402
 from tfspeedlab.results.schema import ResultsFile  # noqa: E402
@@ -395,6 +395,49 @@ def op_layers_svg(results: ResultsFile, theme_name: str) -> str:
             title = "scalar" if size == 1 else f"{size:,} elements"
             _panel_title(axes, f"{title} — time per add ({unit_name})")
             axes.grid(axis="x", color=theme.grid, linewidth=0.6)
+            _open_frame(axes)
+        _legend_under_title(figure, results, theme)
+        return _svg(figure)
+
+
+# Lines of the memory chart: a colour per remedy, a dash per Keras.
+_KERAS_DASHES = {"tf.keras": "-", "tf_keras": "--"}
+
+
+def _bytes_unit(largest: float) -> tuple[str, float]:
+    """The binary unit an axis reading up to ``largest`` bytes is labelled in."""
+    for name, size in (("GiB", 2**30), ("MiB", 2**20)):
+        if largest >= size:
+            return name, size
+    return "KiB", 2**10
+
+
+def memory_over_calls_svg(results: ResultsFile, theme_name: str) -> str:
+    """One panel per kind of loop: resident memory since the loop began against the calls made, a
+    line per remedy (colour) and Keras (dash), each the mean over the case's processes."""
+    theme = THEMES[theme_name]
+    calls = list(dict.fromkeys(str(case.params["call"]) for case in results.cases))
+    cleanups = list(dict.fromkeys(str(case.params["cleanup"]) for case in results.cases))
+    colours = dict(zip(cleanups, theme.lines))
+    with _style(theme):
+        height = 2.0 * len(calls) + 1.6 + _caption_in(results)
+        figure, panels = plt.subplots(len(calls), 1, figsize=(FIGURE_WIDTH_IN, height), squeeze=False,
+                                      layout="constrained")
+        for axes, call in zip(panels[:, 0], calls):
+            cases = [case for case in results.cases if case.params["call"] == call]
+            curves = {case.label: memory_growth.curve(case) for case in cases}
+            unit_name, scale = _bytes_unit(max(max(abs(value) for value in found.bytes_since_start)
+                                               for found in curves.values()))
+            for case in cases:
+                found = curves[case.label]
+                keras, cleanup = str(case.params["keras"]), str(case.params["cleanup"])
+                axes.plot(found.calls, [value / scale for value in found.bytes_since_start], marker="o",
+                          markersize=3.5, color=colours[cleanup], linestyle=_KERAS_DASHES.get(keras, ":"),
+                          label=f"{keras}, {cleanup}" if call == calls[0] else None)
+            noun = "models" if call == "new model" else "calls"
+            _panel_title(axes, f"{call} — memory since the loop began ({unit_name}) over {noun}")
+            axes.axhline(0, color=theme.grid, linewidth=0.8)
+            axes.grid(color=theme.grid, linewidth=0.6)
             _open_frame(axes)
         _legend_under_title(figure, results, theme)
         return _svg(figure)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tfspeedlab.analysis.memory_growth import followed_memory
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.site import charts, tables
 from tfspeedlab.spec.layout import Grid, OpLayers, Sweep
@@ -14,16 +15,20 @@ from tfspeedlab.spec.layout import Grid, OpLayers, Sweep
 class View:
     table: Callable[[ResultsFile], str]
     chart: Callable[[ResultsFile, str], str]  # (results, theme name) → SVG
+    shows: str = "time per call"  # what the chart draws, for its alternative text
 
 
 def view_for(results: ResultsFile) -> View:
-    """Lines for a sweep, panels for a grid or op layers, stacked host layers for a profiled file, else bars."""
+    """Lines for a sweep, panels for a grid or op layers, memory over calls for a followed loop, stacked
+    host layers for a profiled file, else bars."""
     if isinstance(results.layout, Sweep):
         return View(tables.sweep_table, charts.sweep_svg)
     if isinstance(results.layout, OpLayers):
         return View(tables.op_layers_table, charts.op_layers_svg)
     if isinstance(results.layout, Grid):
         return View(tables.grid_table, charts.split_grid_svg if results.layout.split else charts.grid_svg)
+    if followed_memory(results):
+        return View(tables.cases_table, charts.memory_over_calls_svg, "resident memory over calls")
     if charts.has_host_layers(results):
         return View(tables.cases_table, charts.host_layers_svg)
     return View(tables.cases_table, charts.time_per_call_svg)

@@ -67,8 +67,16 @@
     return out;
   }
 
+  /* The model with a reader's own graph call cost and eager op cost (CostModel.with_reader_costs). */
+  function withReaderCosts(model, graphCallS, eagerOpS) {
+    var copy = JSON.parse(JSON.stringify(model));
+    copy.modes.graph.call_s = graphCallS;
+    copy.modes.eager.op_s = eagerOpS;
+    return copy;
+  }
+
   var api = { MODES: MODES, perCall: perCall, total: total, totalBand: totalBand, breakEvenOps: breakEvenOps,
-              paybackCalls: paybackCalls, predict: predict };
+              paybackCalls: paybackCalls, predict: predict, withReaderCosts: withReaderCosts };
   if (typeof module !== "undefined" && module.exports) {
     module.exports = api;  // node, for the test that compares with Python
     return;
@@ -217,7 +225,30 @@
       range.addEventListener("input", function () { box.value = range.value; update(); });
       box.addEventListener("input", function () { range.value = box.value; update(); });
     }
-    var labels = {ops: "Ops per call", side: "Tensor side", calls: "Number of calls"};
+    var labels = {ops: "Ops per call", side: "Tensor side", calls: "Number of calls",
+                  call_us: "A tf.function call's fixed cost", op_us: "One eager op's cost"};
+    // The reader's two costs start at the runner's fitted ones, shown to three figures; while a box
+    // still shows what was put in it, the exact fitted cost is used (a rounded one would move
+    // every prediction a little off the fitted model's).
+    var COSTS = {call_us: ["graph", "call_s"], op_us: ["eager", "op_s"]};
+    function fillCosts() {
+      var model = params.runners[runner.value];
+      if (!model) return;
+      Object.keys(COSTS).forEach(function (name) {
+        var shown = significant(model.modes[COSTS[name][0]][COSTS[name][1]] * 1e6);
+        form.elements[name].value = shown;
+        form.elements[name].setAttribute("data-fitted", shown);
+      });
+    }
+    function costS(model, name) {
+      var box = form.elements[name], text = box.value, number = Number(text);
+      if (text === box.getAttribute("data-fitted")) return model.modes[COSTS[name][0]][COSTS[name][1]];
+      if (text.trim() === "" || !isFinite(number) || number <= 0) {
+        throw new RangeError(labels[name] + " must be a number of µs above 0 (got " +
+                             (text.trim() === "" ? "nothing" : JSON.stringify(text)) + ").");
+      }
+      return number * 1e-6;
+    }
     // An input the model cannot take (empty, not a number, below 1) is refused with a message,
     // never quietly read as 1.
     function value(name) {
@@ -235,6 +266,7 @@
       var ops, side, calls;
       try {
         ops = value("ops"); side = value("side"); calls = Math.round(value("calls"));
+        model = withReaderCosts(model, costS(model, "call_us"), costS(model, "op_us"));
       } catch (error) {
         status.textContent = error.message;
         status.setAttribute("data-error", "yes");
@@ -269,7 +301,10 @@
     linked("ops");
     linked("side");
     form.elements.calls.addEventListener("input", update);
-    runner.addEventListener("change", update);
+    form.elements.call_us.addEventListener("input", update);
+    form.elements.op_us.addEventListener("input", update);
+    runner.addEventListener("change", function () { fillCosts(); update(); });
+    fillCosts();
     form.addEventListener("submit", function (event) { event.preventDefault(); });
     // The chart is drawn at its shown width: redraw when that changes (phone rotated, window resized).
     var drawnWidth = null;

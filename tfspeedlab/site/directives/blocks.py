@@ -49,11 +49,29 @@ def _runner_block(context: Context, runner: str, example: str) -> str:
                                        why=context.relative("fair-timing.md") + "#which-number-reproduces",
                                        drift=any(case.drift for case in found.cases),
                                        hold_up=context.relative("fair-timing.md") + "#do-the-intervals-hold-up"))
-    for theme in charts.THEMES:
-        target = context.relative(chart_uri(runner, example, theme))
-        parts.append(f"![{markdown.text(found.title)}, time per call on {runner}]({target}#only-{theme})")
+    parts.append(_chart_images(context, found, runner, example))
     parts.append(_provenance(context, found, runner, example))
     return "\n\n".join(parts) + "\n"
+
+
+@directive("chart", "CPU / GPU tabs with the chart of ``results/<runner>/NAME.json`` alone, for a page whose "
+                    "tables come from other directives.")
+def chart(context: Context, example: str) -> str:
+    def body(runner: str) -> str:
+        found = context.results[runner].get(example)
+        if found is None:
+            return not_measured(runner, markdown.code(example))
+        return _chart_images(context, found, runner, example) + "\n"
+
+    return context.tabs(body)
+
+
+def _chart_images(context: Context, found: ResultsFile, runner: str, example: str) -> str:
+    """The file's chart in each colour scheme (the site shows the one that matches its own)."""
+    shows = view_for(found).shows
+    return "\n\n".join(f"![{markdown.text(found.title)}, {shows} on {runner}]"
+                         f"({context.relative(chart_uri(runner, example, theme))}#only-{theme})"
+                         for theme in charts.THEMES)
 
 
 def unavailable_note(found: ResultsFile) -> str:

@@ -4,16 +4,23 @@
 
 from __future__ import annotations
 
+from tfspeedlab.analysis.wording import NO_GROWTH_BYTES_PER_CALL
 from tfspeedlab.results.cpu import cpu_description
 from tfspeedlab.site import markdown, memory_tables, settings_tables
 from tfspeedlab.site.directives.context import Context, Runner
 from tfspeedlab.site.directives.registry import directive
+from tfspeedlab.units import format_bytes
 
 
 @directive("growth", "One loop's resident-memory growth per call in words, with its interval and whether it levels "
                      "off: ``grows 12.3 KiB per call [10.1–14.5 KiB]; keeps growing``.")
 def growth(context: Context, example: str, case: str, *, runner: Runner = "cpu") -> str:
     return memory_tables.growth_phrase(context.lookup(example, runner).case(case))
+
+
+@directive("growth_threshold", "The smallest growth per call the memory page calls growth: ``1 KiB``.")
+def growth_threshold(context: Context) -> str:
+    return format_bytes(NO_GROWTH_BYTES_PER_CALL)
 
 
 @directive("growth_table", "Per Keras, call and remedy: resident memory's growth per call over the followed loop and "
