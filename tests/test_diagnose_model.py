@@ -15,6 +15,7 @@ import pytest
 
 from tfspeedlab.analysis.model_diagnosis import (
     CALLS, FROM_FILE, FROM_TFSPEEDLAB, PREDICT, TRAINING, model_from_json, model_text_report, model_to_json)
+from tfspeedlab.analysis.model_diagnosis_core import START_PAGE
 from tfspeedlab.analysis.wording import MATERIAL_SPEEDUP
 from tfspeedlab.run import diagnose_model as diagnose_model_module
 from tfspeedlab.run.diagnose_model import diagnose_model
@@ -147,9 +148,33 @@ def test_an_input_with_unknown_sizes_besides_the_batch_is_a_target_error(tmp_pat
     lambda data: data["calls"][5].update(measurement=None),  # neither timed nor failed, yet not interrupted
     lambda data: data.update(calls="all of them"),
     lambda data: data.clear() or data.update(kind="keras model"),
+    lambda data: data.update(load_s=-1.0),
+    lambda data: data["memory"].update(parts_per_call_bytes=[1.0]),
+    lambda data: data["memory"].update(calls=True),
 ])
 def test_malformed_json_is_a_clear_value_error(diagnosis, damage):
     data = json.loads(json.dumps(model_to_json(diagnosis)))
     damage(data)
     with pytest.raises(ValueError, match=r"^<model diagnosis>: field '"):
         model_from_json(data)
+
+
+def test_the_report_gives_the_load_the_first_prediction_and_memory_over_predict_calls(diagnosis):
+    assert diagnosis.load_s > 0
+    predict = diagnosis.call("predict").measurement
+    assert diagnosis.first_prediction_s == pytest.approx(diagnosis.load_s + predict.first_call_s)
+    memory = diagnosis.memory
+    assert memory.calls >= len(memory.parts_per_call) == 5
+    report = model_text_report(diagnosis)
+    assert "Loading the file: " in report and "loading and the first predict call: " in report
+    assert f"Resident memory over {memory.calls} predict calls: " in report and "memory-startup.md" in report
+    assert ("memory-startup.md", START_PAGE[1]) in diagnosis.links
+
+
+def test_a_report_kept_before_load_and_memory_were_measured_still_reads(diagnosis):
+    data = json.loads(json.dumps(model_to_json(diagnosis)))
+    for field in ("load_s", "first_prediction_s", "memory"):
+        data.pop(field)
+    again = model_from_json(data)
+    assert again.load_s is None and again.memory is None and again.first_prediction_s is None
+    assert "Loading the file" not in model_text_report(again) and len(again.links) == 2

@@ -10,8 +10,9 @@ import textwrap
 from tfspeedlab.analysis.diagnosis_core import MODES, Diagnosis
 from tfspeedlab.analysis.model_diagnosis_core import BASELINES, FIT_BATCHES, FROM_FILE, PREDICT, TRAINING, ModelDiagnosis
 from tfspeedlab.analysis.model_diagnosis_core import PAGES as MODEL_PAGES
+from tfspeedlab.analysis.model_diagnosis_core import START_PAGE
 from tfspeedlab.analysis.summary import text_columns
-from tfspeedlab.analysis.wording import BASELINE_CELL, format_speedup
+from tfspeedlab.analysis.wording import BASELINE_CELL, format_growth, format_levelling, format_speedup, signed_bytes
 from tfspeedlab.profiling.trace import HOST_LAYER_LABELS, HOST_LAYERS
 from tfspeedlab.units import format_time
 
@@ -133,9 +134,29 @@ def model_text_report(diagnosis: ModelDiagnosis) -> str:
         f"Training calls, per step (fit: {FIT_BATCHES} batches a call, its time ÷ {FIT_BATCHES}; "
         f"{MODEL_PAGES[TRAINING][0]} explains them)\n" + _calls_table(diagnosis, TRAINING, "Per step (median)"),
         _training_setup(diagnosis),
+        *([_start_and_memory(diagnosis)] if diagnosis.load_s is not None or diagnosis.memory else []),
         VERDICT_LEAD + diagnosis.verdict,
     ]
     return "\n\n".join(sections)
+
+
+def _start_and_memory(diagnosis: ModelDiagnosis) -> str:
+    """Loading the file and the first prediction (what a fresh process pays after its imports), and
+    resident memory over repeated predict calls."""
+    lines = []
+    if diagnosis.load_s is not None:
+        first = diagnosis.first_prediction_s
+        lines.append(f"Loading the file: {format_time(diagnosis.load_s)}"
+                     + (f"; loading and the first predict call: {format_time(first)}" if first is not None else "")
+                     + f". A fresh process pays TensorFlow's import before them ({START_PAGE[0]} measures it).")
+    if diagnosis.memory is not None:
+        memory = diagnosis.memory
+        levelling = format_levelling(memory.per_call, memory.late_per_call)
+        lines.append(f"Resident memory over {memory.calls} predict calls: {format_growth(memory.per_call)}"
+                     + (f"; {levelling}" if levelling else "")
+                     + f" (the Python heap's part: {signed_bytes(memory.heap_per_call)} per call; "
+                       f"{START_PAGE[0]} says what stops a growth).")
+    return _wrapped(lines)
 
 
 def _calls_table(diagnosis: ModelDiagnosis, group: str, per: str) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from tfspeedlab.analysis import intervals
+from tfspeedlab.analysis.memory_growth import mean_interval
 from tfspeedlab.analysis.wording import (MATERIAL_SPEEDUP, Verdict, format_interval, material, slowdown_with_interval,
                                        speedup_with_interval)
 from tfspeedlab.measure.measurement import Measurement
@@ -46,6 +47,8 @@ FROM_FILE, FROM_TFSPEEDLAB = "the model file", "tfspeedlab"
 # The guide's pages that explain each group.
 PAGES = {PREDICT: ("predict-loop.md", "Why is model.predict slow in a loop?"),
          TRAINING: ("training-apis.md", "fit, train_on_batch or a custom loop?")}
+# The guide's page on loading, first predictions and memory that grows.
+START_PAGE = ("memory-startup.md", "Does TensorFlow leak memory? How long does it take to start?")
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,24 @@ class ModelCall:
 
 
 @dataclass(frozen=True)
+class ModelMemory:
+    """Resident memory over repeated ``predict`` calls on the loaded model, followed in parts as the
+    memory example follows its loops (``profiling.memory.follow_memory``): each part's growth per call."""
+
+    calls: int
+    parts_per_call: tuple[float, ...]  # bytes per call in each part, in order
+    heap_per_call: float  # the Python heap's part (tracemalloc), bytes per call
+
+    @property
+    def per_call(self) -> intervals.Estimate:
+        return mean_interval(list(self.parts_per_call))
+
+    @property
+    def late_per_call(self) -> intervals.Estimate:
+        return mean_interval(list(self.parts_per_call[len(self.parts_per_call) // 2:]))
+
+
+@dataclass(frozen=True)
 class ModelDiagnosis:
     model_path: str
     batch: int
@@ -70,6 +91,18 @@ class ModelDiagnosis:
     compiled_by: str  # FROM_FILE or FROM_TFSPEEDLAB
     calls: tuple[ModelCall, ...]
     interrupted: bool = False  # Ctrl-C during the training calls: those were not measured
+    # keras.models.load_model of the file in this process (TensorFlow already imported); None in a
+    # report kept before it was measured.
+    load_s: float | None = None
+    memory: ModelMemory | None = None  # None: not followed (a report kept before, or Ctrl-C)
+
+    @property
+    def first_prediction_s(self) -> float | None:
+        """Loading the file and the first predict call: what a fresh process pays after its imports."""
+        predict = self.call("predict")
+        if self.load_s is None or predict is None or predict.measurement is None:
+            return None
+        return self.load_s + predict.measurement.first_call_s
 
     def call(self, name: str) -> ModelCall | None:
         return next((call for call in self.calls if call.name == name), None)
@@ -97,7 +130,8 @@ class ModelDiagnosis:
     @property
     def links(self) -> list[tuple[str, str]]:
         """The guide's pages that explain this report, as (page, title)."""
-        return [PAGES[PREDICT], PAGES[TRAINING]]
+        started = [START_PAGE] if self.load_s is not None or self.memory is not None else []
+        return [PAGES[PREDICT], PAGES[TRAINING], *started]
 
 
 # -- the verdict: a "faster" or "slower" only where the whole interval is past the threshold --

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import tempfile
+import time
 import traceback
 import warnings
 import zipfile
@@ -22,9 +23,10 @@ from typing import Any
 import numpy as np
 
 from tfspeedlab.analysis.model_diagnosis import (
-    CALLS, FIT_BATCHES, FROM_FILE, FROM_TFSPEEDLAB, PREDICT, TRAINING, ModelCall, ModelDiagnosis)
+    CALLS, FIT_BATCHES, FROM_FILE, FROM_TFSPEEDLAB, PREDICT, TRAINING, ModelCall, ModelDiagnosis, ModelMemory)
 from tfspeedlab.measure.measurement import per_step
 from tfspeedlab.measure.timer import TimedCall, bench_interleaved
+from tfspeedlab.profiling.memory import FOLLOW_PARTS, follow_memory
 from tfspeedlab.run.targets import TargetError, error_line
 
 # Files Keras loads a whole model from.
@@ -32,6 +34,10 @@ MODEL_SUFFIXES = (".keras", ".h5")
 # Share of the whole budget each group's timed blocks get; the rest goes to loading, tracing and
 # first calls, which cannot be cut short.
 GROUP_SHARE = 0.35
+# Share of the budget the memory follow of repeated predict calls gets, and its calls: at most as
+# many as the memory example follows (enough for a kibibyte a call to stand out), at least a call a part.
+MEMORY_SHARE = 0.15
+MEMORY_CALLS = 200
 # What tfspeedlab trains a model with that was saved without a loss.
 DEFAULT_LEARNING_RATE = 0.01
 DEFAULT_LOSS = "mse"
@@ -65,7 +71,9 @@ def diagnose_model(path: Path, batch: int, budget_s: float = 6.0,
         raise TargetError(f"{path} is not a Keras model file: save the model with model.save('model.keras') "
                           "and give that file")
     progress(f"loading {path.name}")
+    started = time.perf_counter()
     model = load_model(path)
+    load_s = time.perf_counter() - started
     x, signature, shapes = model_inputs(model, batch)
     setup = training_setup(model)
     group_s = budget_s * GROUP_SHARE
@@ -78,7 +86,9 @@ def diagnose_model(path: Path, batch: int, budget_s: float = 6.0,
                           f"predict raised {predict_calls[0].error}", errors)
 
     interrupted = False
+    memory = None
     try:
+        memory = follow_predict_memory(model, x, predict_calls, budget_s * MEMORY_SHARE, progress)
         progress(f"timing training calls ({len(CALLS[TRAINING])} calls on freshly loaded models, "
                  f"about {group_s:.1f} s plus their first calls)")
         training_calls = time_group(TRAINING, training_rungs(path, model, setup, x, batch), group_s)
@@ -86,7 +96,21 @@ def diagnose_model(path: Path, batch: int, budget_s: float = 6.0,
         interrupted = True
         training_calls = tuple(ModelCall(name, TRAINING, None, None) for name in CALLS[TRAINING])
     return ModelDiagnosis(str(path), batch, shapes, setup.loss_text, setup.optimizer_text, setup.compiled_by,
-                          predict_calls + training_calls, interrupted=interrupted)
+                          predict_calls + training_calls, interrupted=interrupted, load_s=load_s, memory=memory)
+
+
+def follow_predict_memory(model: Any, x: Any, predict_calls: tuple[ModelCall, ...], budget_s: float,
+                          progress: Callable[[str], None]) -> ModelMemory | None:
+    """Resident memory over repeated predict calls, as many as ``budget_s`` holds at the measured
+    time per call (between a call a part and ``MEMORY_CALLS``); None where predict could not run."""
+    predict = next(call for call in predict_calls if call.name == "predict")
+    if predict.measurement is None:
+        return None
+    calls = int(min(MEMORY_CALLS, max(FOLLOW_PARTS, budget_s / predict.measurement.median_s)))
+    progress(f"following memory over {calls} predict calls")
+    found = follow_memory(functools.partial(model.predict, x, verbose=0), calls)
+    parts = tuple(found[f"rss_part_{index}_per_call"] for index in range(int(found["follow_parts"])))
+    return ModelMemory(int(found["follow_calls"]), parts, found["heap_per_call"])
 
 
 def load_model(path: Path) -> Any:
