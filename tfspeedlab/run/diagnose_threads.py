@@ -15,7 +15,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,15 +109,13 @@ def diagnose_threads(target: str, inputs: str | None, budget_s: float, processes
     slows for a while slows them all); None when Ctrl-C came before the defaults had run once."""
     diagnoses: dict[str, list[Diagnosis]] = {setting: [] for setting in SETTINGS}
     in_force: dict[str, list[tuple[int, int]]] = {setting: [] for setting in SETTINGS}
-    deadline = time.perf_counter() + budget_s
     interrupted = False
+    runs = [(round_number, setting) for round_number in range(processes) for setting in SETTINGS]
+    # As for one process, the budget is the diagnosis's, from each child's first call on: a child's
+    # imports come before its share (so every setting gets as many processes, however slow they start).
+    share_s = budget_s / len(runs)
     with tempfile.TemporaryDirectory(prefix="tfspeedlab-threads-") as folder:
-        runs = [(round_number, setting) for round_number in range(processes) for setting in SETTINGS]
         for index, (round_number, setting) in enumerate(runs):
-            share_s = (deadline - time.perf_counter()) / (len(runs) - index)
-            if share_s <= 0:
-                progress(f"the budget was spent after {index} of {len(runs)} processes")
-                break
             progress(f"{setting}: process {round_number + 1} of {processes} …")
             saved = Path(folder) / f"{round_number}-{index}.json"
             code = _child(target, inputs, SETTINGS[setting], share_s, saved)
