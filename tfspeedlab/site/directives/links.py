@@ -60,11 +60,15 @@ def environment(context: Context) -> str:
 
 
 @directive("measured_on", "One box for the top of a page: the machines, TensorFlow and Keras versions and dates "
-                          "behind every figure.")
-def measured_on(context: Context) -> str:
+                          "behind every figure, or behind the named examples' "
+                          "(``{{ measured_on only=memory,startup }}``).")
+def measured_on(context: Context, *, only: str = "") -> str:
+    examples = [name for name in only.split(",") if name]
+    for example in examples:
+        context.check_example(example)
     summary = {}
     for runner in RUNNERS:
-        found = list(context.results[runner].values())
+        found = [results for name, results in context.results[runner].items() if not examples or name in examples]
         machines = sorted({machine_summary(results.environment) for results in found})
         dates = sorted(results.environment["utc_time"][:10] for results in found)
         summary.update({runner: machines, f"{runner}_count": quantities.count(len(found), "example"),
