@@ -1,8 +1,9 @@
 """Quiet TensorFlow's start-up lines without changing what it computes with."""
 import os
 
-# The change: hide INFO lines (the oneDNN one among them); oneDNN stays on,
-# and the thread pools keep their defaults (one thread per usable core).
+# The change: hide INFO lines (the oneDNN one among them); oneDNN stays as
+# TensorFlow chose it for this CPU, and the thread pools keep their defaults
+# (one thread per usable core).
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "1"
 import tensorflow as tf  # noqa: E402  (the variable must be set first)
 

@@ -1,7 +1,8 @@
 """What many scripts do to quiet TensorFlow's start-up and to cut threads."""
 import os
 
-os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"  # turns oneDNN off to hide one line
+# Turns oneDNN's operations off (where the CPU had them on) to hide one line.
+os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"
 import tensorflow as tf  # noqa: E402  (the variable must be set first)
 
 tf.config.threading.set_intra_op_parallelism_threads(1)  # one thread per op

@@ -119,11 +119,13 @@ class CostModel:
         return self.modes[mode].first_call_extra(ops) / saving
 
     def with_reader_costs(self, graph_call_s: float, eager_op_s: float) -> CostModel:
-        """The model with a reader's own fixed cost of a ``tf.function`` call and cost of one eager
-        op (measured on their machine) in place of the fitted ones: the two costs every break-even
-        rests on. The simulator's inputs of the same names do this in the browser."""
+        """The model with a reader's own fixed cost of a ``tf.function`` call (for the plain graph and
+        XLA alike) and cost of one eager op (measured on their machine) in place of the fitted ones:
+        the two costs every break-even rests on. The simulator's inputs do this in the browser."""
         modes = dict(self.modes)
-        modes["graph"] = replace(modes["graph"], call_s=graph_call_s)
+        # An XLA-compiled function is called through the same tf.function machinery.
+        for mode in ("graph", "xla"):
+            modes[mode] = replace(modes[mode], call_s=graph_call_s)
         modes["eager"] = replace(modes["eager"], op_s=eager_op_s)
         return replace(self, modes=modes)
 

@@ -357,21 +357,23 @@ def signed_bytes(count: float) -> str:
 
 def format_growth(per_call: Estimate, per: str = "call") -> str:
     """A loop's growth in words with its interval: ``grows 12.3 KiB per call [10.1–14.5 KiB]``,
-    ``no growth (within 1 KiB per call of none)`` or ``no clear growth (−3.0 KiB to 9.1 KiB per
-    call)``; ``per`` names what one call is (``model``)."""
+    ``no growth (−43 B to 207 B per call, within 1 KiB of none)`` or ``no clear growth (−3.0 KiB to
+    9.1 KiB per call)``; ``per`` names what one call is (``model``)."""
     found = growth_verdict(per_call)
     if found in (Growth.GROWS, Growth.SHRINKS):
         size = format_bytes(abs(per_call.value))
         return (f"{found} {size} per{_NBSP}{per} "
                 f"[{format_bytes(abs(per_call.low if found is Growth.GROWS else per_call.high))}–"
                 f"{format_bytes(abs(per_call.high if found is Growth.GROWS else per_call.low))}]")
+    span = f"{signed_bytes(per_call.low)} to {signed_bytes(per_call.high)} per{_NBSP}{per}"
     if found is Growth.NONE:
-        return f"{found} (within {format_bytes(NO_GROWTH_BYTES_PER_CALL)} per{_NBSP}{per} of none)"
-    return f"{found} ({signed_bytes(per_call.low)} to {signed_bytes(per_call.high)} per{_NBSP}{per})"
+        # The interval itself, not only the tolerance: a reader weighs 80 B a call against 1 KiB.
+        return f"{found} ({span}, within {format_bytes(NO_GROWTH_BYTES_PER_CALL)} of none)"
+    return f"{found} ({span})"
 
 
 # What a growing loop's second half says when its interval can neither confirm nor rule out growth.
-LEVELLING_UNCLEAR = "its second half cannot tell whether it levels off"
+LEVELLING_UNCLEAR = "whether it levels off is unclear from its second half"
 
 
 def format_levelling(whole: Estimate, late: Estimate) -> str:

@@ -71,6 +71,7 @@
   function withReaderCosts(model, graphCallS, eagerOpS) {
     var copy = JSON.parse(JSON.stringify(model));
     copy.modes.graph.call_s = graphCallS;
+    copy.modes.xla.call_s = graphCallS;  // an XLA function is called through tf.function too
     copy.modes.eager.op_s = eagerOpS;
     return copy;
   }
