@@ -204,3 +204,13 @@ def test_a_readers_own_costs_move_the_break_even_as_the_model_says(committed):
     # A cheaper eager op: eager wins up to more ops still.
     cheaper = model.with_reader_costs(graph_call_s=graph.call_s, eager_op_s=eager.op_s / 2)
     assert cheaper.break_even_ops(100) > model.break_even_ops(100)
+
+
+def test_a_cost_left_as_fitted_keeps_each_modes_own(committed):
+    model, _ = committed
+    own_op = model.with_reader_costs(graph_call_s=None, eager_op_s=1e-6)
+    assert own_op.modes["graph"] == model.modes["graph"] and own_op.modes["xla"] == model.modes["xla"]
+    assert own_op.modes["eager"].op_s == 1e-6
+    own_call = model.with_reader_costs(graph_call_s=5e-6, eager_op_s=None)
+    assert own_call.modes["eager"] == model.modes["eager"]
+    assert own_call.modes["graph"].call_s == own_call.modes["xla"].call_s == 5e-6

@@ -118,15 +118,18 @@ class CostModel:
             return None
         return self.modes[mode].first_call_extra(ops) / saving
 
-    def with_reader_costs(self, graph_call_s: float, eager_op_s: float) -> CostModel:
+    def with_reader_costs(self, graph_call_s: float | None, eager_op_s: float | None) -> CostModel:
         """The model with a reader's own fixed cost of a ``tf.function`` call (for the plain graph and
         XLA alike) and cost of one eager op (measured on their machine) in place of the fitted ones:
-        the two costs every break-even rests on. The simulator's inputs do this in the browser."""
+        the two costs every break-even rests on. ``None`` keeps the fitted cost. The simulator's
+        inputs do this in the browser."""
         modes = dict(self.modes)
-        # An XLA-compiled function is called through the same tf.function machinery.
-        for mode in ("graph", "xla"):
-            modes[mode] = replace(modes[mode], call_s=graph_call_s)
-        modes["eager"] = replace(modes["eager"], op_s=eager_op_s)
+        if graph_call_s is not None:
+            # An XLA-compiled function is called through the same tf.function machinery.
+            for mode in ("graph", "xla"):
+                modes[mode] = replace(modes[mode], call_s=graph_call_s)
+        if eager_op_s is not None:
+            modes["eager"] = replace(modes["eager"], op_s=eager_op_s)
         return replace(self, modes=modes)
 
     def to_json(self) -> dict:

@@ -67,12 +67,15 @@
     return out;
   }
 
-  /* The model with a reader's own graph call cost and eager op cost (CostModel.with_reader_costs). */
+  /* The model with a reader's own graph call cost and eager op cost (CostModel.with_reader_costs);
+     null keeps the fitted cost (the plain graph's and XLA's own call costs stay apart). */
   function withReaderCosts(model, graphCallS, eagerOpS) {
     var copy = JSON.parse(JSON.stringify(model));
-    copy.modes.graph.call_s = graphCallS;
-    copy.modes.xla.call_s = graphCallS;  // an XLA function is called through tf.function too
-    copy.modes.eager.op_s = eagerOpS;
+    if (graphCallS !== null) {
+      copy.modes.graph.call_s = graphCallS;
+      copy.modes.xla.call_s = graphCallS;  // an XLA function is called through tf.function too
+    }
+    if (eagerOpS !== null) copy.modes.eager.op_s = eagerOpS;
     return copy;
   }
 
@@ -229,8 +232,8 @@
     var labels = {ops: "Ops per call", side: "Tensor side", calls: "Number of calls",
                   call_us: "A tf.function call's fixed cost", op_us: "One eager op's cost"};
     // The reader's two costs start at the runner's fitted ones, shown to three figures; while a box
-    // still shows what was put in it, the exact fitted cost is used (a rounded one would move
-    // every prediction a little off the fitted model's).
+    // still shows what was put in it, the fitted model is used unchanged (a rounded cost would move
+    // every prediction a little off it, and XLA keeps its own fitted call cost).
     var COSTS = {call_us: ["graph", "call_s"], op_us: ["eager", "op_s"]};
     function fillCosts() {
       var model = params.runners[runner.value];
@@ -243,7 +246,7 @@
     }
     function costS(model, name) {
       var box = form.elements[name], text = box.value, number = Number(text);
-      if (text === box.getAttribute("data-fitted")) return model.modes[COSTS[name][0]][COSTS[name][1]];
+      if (text === box.getAttribute("data-fitted")) return null;
       if (text.trim() === "" || !isFinite(number) || number <= 0) {
         throw new RangeError(labels[name] + " must be a number of µs above 0 (got " +
                              (text.trim() === "" ? "nothing" : JSON.stringify(text)) + ").");
