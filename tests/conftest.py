@@ -77,6 +77,30 @@ def build_site(results_dir: Path, site_dir: Path) -> subprocess.CompletedProcess
     )
 
 
+def output_after_interrupt(process: subprocess.Popen, timeout: float) -> str:
+    """What an interrupted run prints until it exits; if it has not exited within ``timeout``, the test
+    fails with what it printed and the processes still alive (their state and signal masks): a hang
+    must say where it hangs."""
+    try:
+        return process.communicate(timeout=timeout)[0]
+    except subprocess.TimeoutExpired:
+        alive = subprocess.run(["ps", "-eo", "pid,ppid,pgid,stat,etime,args"], capture_output=True, text=True).stdout
+        masks = []
+        for line in alive.splitlines()[1:]:
+            pid = line.split()[0]
+            status = Path(f"/proc/{pid}/status")
+            if "tfspeedlab" in line and status.exists():
+                fields = [f for f in status.read_text().splitlines() if f.startswith(("SigBlk", "SigIgn", "SigCgt"))]
+                masks.append(f"{pid}: {' '.join(fields)}")
+        try:
+            os.killpg(process.pid, 9)  # the run's whole group, when it leads one
+        except (ProcessLookupError, PermissionError):
+            process.kill()
+        printed = process.communicate()[0]
+        pytest.fail(f"still running {timeout:g} s after the interrupt\n--- printed ---\n{printed[-4000:]}"
+                    f"\n--- processes ---\n{alive}\n--- signals ---\n" + "\n".join(masks))
+
+
 def run_cli(*args: str, cwd: Path = REPO, timeout: float = 600, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "tfspeedlab", *args],

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import PASSING_EXAMPLE, REPO, SLOW_EXAMPLE, run_cli
+from conftest import PASSING_EXAMPLE, REPO, SLOW_EXAMPLE, output_after_interrupt, run_cli
 from tfspeedlab import cli
 
 FAILING = '''
@@ -159,7 +159,7 @@ def test_ctrl_c_stops_the_run_and_keeps_previous_results(examples_dir, tmp_path)
             break
     time.sleep(0.5)  # inside the timed blocks now
     os.killpg(process.pid, signal.SIGINT)
-    remaining, _ = process.communicate(timeout=60)
+    remaining = output_after_interrupt(process, timeout=60)
     assert process.returncode == 130, remaining
     assert "interrupted" in remaining
     assert previous.read_text() == '{"kept": true}'

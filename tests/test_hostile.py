@@ -15,7 +15,7 @@ from pathlib import Path
 import markdown as python_markdown
 import pytest
 
-from conftest import PASSING_EXAMPLE, REPO, SLOW_EXAMPLE, build_site, run_cli, snapshot, synthetic_results
+from conftest import PASSING_EXAMPLE, REPO, SLOW_EXAMPLE, output_after_interrupt, build_site, run_cli, snapshot, synthetic_results
 from tfspeedlab.results import artifacts
 from tfspeedlab.results.merge import MergeError, merge_results
 from tfspeedlab.results.schema import MAX_FILE_BYTES, MAX_TEXT, ResultsFileError, to_dict
@@ -361,7 +361,7 @@ def test_11_sigint_to_the_parent_alone_reaches_the_child_and_keeps_the_old_resul
             break
     time.sleep(0.5)
     process.send_signal(signal.SIGINT)  # the parent only, as `kill -INT` would
-    remaining, _ = process.communicate(timeout=90)
+    remaining = output_after_interrupt(process, timeout=90)
     assert process.returncode == 130, remaining
     assert "interrupted (its previous results, if any, are untouched)" in remaining
     assert previous.read_text() == '{"kept": true}'
@@ -383,7 +383,7 @@ def test_11_sigint_during_a_quick_run_of_two_examples_at_once_stops_both_and_rep
             break
     time.sleep(0.5)
     process.send_signal(signal.SIGINT)
-    remaining, _ = process.communicate(timeout=120)
+    remaining = output_after_interrupt(process, timeout=120)
     assert process.returncode == 130, remaining
     for name in ("slow", "slow2"):
         assert f"  {name}: interrupted (its previous results, if any, are untouched)" in remaining, remaining
