@@ -10,8 +10,9 @@
 #   the machine has cores), set with `tf.config.threading` before the first op;
 # * the whole process pinned to one core (`os.sched_setaffinity`), as a
 #   container's CPU limit of one core would leave it;
-# * oneDNN's custom operations off (`TF_ENABLE_ONEDNN_OPTS=0`), the line
-#   TensorFlow prints at start-up.
+# * oneDNN's custom operations off (`TF_ENABLE_ONEDNN_OPTS=0`) and on
+#   (`=1`), the line TensorFlow prints at start-up; the default depends on
+#   the CPU, and each case records what TensorFlow decided.
 #
 # On: the fixed cost of an empty and a one-op `tf.function` call, many small
 # ops (eager, graph, XLA), a matmul at three sizes, the training step, the
@@ -43,8 +44,9 @@ SETTINGS = {
     "inter default · intra 2": ({}, (0, 2), False),
     "pinned to one core": ({}, (0, 0), True),
     "oneDNN off": ({"TF_ENABLE_ONEDNN_OPTS": "0"}, (0, 0), False),
+    "oneDNN on": ({"TF_ENABLE_ONEDNN_OPTS": "1"}, (0, 0), False),
 }
-QUICK_SETTINGS = ("default", "inter 1 · intra 1", "oneDNN off")
+QUICK_SETTINGS = ("default", "inter 1 · intra 1", "oneDNN off", "oneDNN on")
 SMALL_OPS_STEPS = 50  # three ops per step: 150 ops on a 10 × 10 tensor, as small_ops
 MATMUL_SIZES = (64, 512, 2048)
 QUICK_WORKLOADS = ("empty tf.function", "small ops · graph", "matmul 512", "predict · batch 1")
@@ -64,14 +66,28 @@ def apply(setting):
     tf.config.threading.set_intra_op_parallelism_threads(intra)
 
 
+def onednn_on():
+    """Whether TensorFlow runs its oneDNN operations in this process: its own decision (the CPU's
+    default, or TF_ENABLE_ONEDNN_OPTS), read where it prints the start-up line from; None where this
+    TensorFlow does not expose it."""
+    try:
+        from tensorflow.python.util import _pywrap_util_port
+    except ImportError:
+        return None
+    return bool(_pywrap_util_port.IsMklEnabled())
+
+
 def in_force():
     """What this process runs with: thread settings, usable cores and whether oneDNN is on."""
     import tensorflow as tf
 
-    return {"inter_op_threads": float(tf.config.threading.get_inter_op_parallelism_threads()),
-            "intra_op_threads": float(tf.config.threading.get_intra_op_parallelism_threads()),
-            "usable_cores": float(len(os.sched_getaffinity(0))),
-            "onednn_opts": float(os.environ.get("TF_ENABLE_ONEDNN_OPTS", "1") != "0")}
+    found = {"inter_op_threads": float(tf.config.threading.get_inter_op_parallelism_threads()),
+             "intra_op_threads": float(tf.config.threading.get_intra_op_parallelism_threads()),
+             "usable_cores": float(len(os.sched_getaffinity(0)))}
+    onednn = onednn_on()
+    if onednn is not None:
+        found["onednn_opts"] = float(onednn)
+    return found
 
 
 # %% [markdown]
@@ -194,7 +210,7 @@ def workload(quick=False):
              for setting in settings for name in names]
     return tfspeedlab.Workload(
         name="cpu_settings",
-        title="CPU settings: thread pools, one core, oneDNN",
+        title="CPU settings: thread pools, one core, oneDNN off and on",
         params={"settings": {name: {"env": env, "inter_op": inter, "intra_op": intra, "pinned": pinned}
                              for name, (env, (inter, intra), pinned) in SETTINGS.items() if name in settings},
                 "small_ops": 3 * SMALL_OPS_STEPS, "matmul_sizes": list(MATMUL_SIZES)},

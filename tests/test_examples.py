@@ -348,13 +348,22 @@ def test_start_up_cold_starts_are_whole_processes_and_split_into_their_parts(qui
     assert {case.params["kind"] for case in results.cases} == {"import", "first prediction", "build", "save", "load"}
 
 
+# The CPU features for which TensorFlow turns oneDNN on by default on Linux (DefaultOneDnnPolicy).
+ONEDNN_BY_DEFAULT = {"avx512_vnni", "avx512_bf16", "avx_vnni", "amx_tile", "amx_int8", "amx_bf16"}
+
+
 def test_cpu_settings_are_in_force_in_each_process(quick_results):
     results = load_results(quick_results / "cpu" / "cpu_settings.json")
     settings = results.params["settings"]
     for case in results.cases:
         setting, m = settings[case.params["setting"]], case.metrics
         assert m["inter_op_threads"] == setting["inter_op"] and m["intra_op_threads"] == setting["intra_op"], case.label
-        assert m["onednn_opts"] == (0.0 if setting["env"].get("TF_ENABLE_ONEDNN_OPTS") == "0" else 1.0), case.label
+        forced = setting["env"].get("TF_ENABLE_ONEDNN_OPTS")
+        # TensorFlow's own decision: as forced, or else its default for this CPU (on Linux, on only
+        # with the instruction sets DefaultOneDnnPolicy in tensorflow/core/util/port.cc names).
+        by_default = bool(ONEDNN_BY_DEFAULT & set(results.environment["cpu_flags"]))
+        expected = {"0": False, "1": True}.get(forced, by_default)
+        assert m["onednn_opts"] == float(expected), case.label
         assert case.params.get("env") == (setting["env"] or None), case.label
 
 

@@ -3,6 +3,8 @@ table cells, the thread settings in the environment table, and the memory and st
 
 import dataclasses
 
+import pytest
+
 from conftest import synthetic_results
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.results.history import ReleaseResults
@@ -39,6 +41,23 @@ def test_the_settings_summary_groups_each_setting_by_what_its_interval_says():
     assert slower.startswith("one thread: 2.00×") and "slower" in slower
     assert "pinned: 2.00×" in faster and "faster" in faster
     assert unclear == "oneDNN off"
+
+
+def test_onednns_default_is_what_the_baselines_processes_recorded():
+    times = {("default", "a"): 1e-3, ("default", "b"): 1e-3, ("oneDNN off", "a"): 1e-3}
+    on = {("default", "a"): {"onednn_opts": 1.0}, ("default", "b"): {"onednn_opts": 1.0},
+          ("oneDNN off", "a"): {"onednn_opts": 0.0}}  # another row's value is not the default
+    assert settings_tables.onednn_default(grid_file(times, on)) == "on"
+    off = {key: {"onednn_opts": 0.0} for key in times}
+    assert settings_tables.onednn_default(grid_file(times, off)) == "off"
+    assert settings_tables.onednn_default(grid_file(times)) == "not recorded"
+    # Processes of the baseline that disagree: no default can be stated.
+    results = grid_file(times, on)
+    split = tuple(dataclasses.replace(case, run_metrics=({"onednn_opts": 1.0}, {"onednn_opts": 0.0},
+                                                          {"onednn_opts": 1.0}))
+                  if case.label == "default · b" else case for case in results.cases)
+    with pytest.raises(ValueError, match="disagree on whether oneDNN was on"):
+        settings_tables.onednn_default(dataclasses.replace(results, cases=split))
 
 
 def test_one_process_gives_no_verdict_in_the_summary():

@@ -67,3 +67,19 @@ def precision_check(results: ResultsFile) -> Markdown:
                 body.append([text(column), text(row), format_time(case.measurement.per_call_s), text(check)])
     return table(["Workload", "Policy", "Time per call", f"What it computed (training: after {steps} steps)"],
                  body, [LEFT, LEFT, RIGHT, LEFT])
+
+
+def onednn_default(results: ResultsFile) -> str:
+    """Whether TensorFlow ran its oneDNN operations with no setting of the reader's, in words: "on" or
+    "off", as every process of the baseline row recorded it (metric ``onednn_opts``, TensorFlow's own
+    decision for this CPU); "not recorded" for results that predate the metric. Processes that
+    disagree are an error: the page would otherwise state one of them as the default."""
+    seen = {metrics.get("onednn_opts") for grid in pivots(results)
+            for (row, _), case in grid.cells.items() if row == grid.layout.baseline
+            for metrics in case.metrics_by_process}
+    seen.discard(None)
+    if not seen:
+        return "not recorded"
+    if len(seen) > 1:
+        raise ValueError(f"{results.example}: the baseline's processes disagree on whether oneDNN was on")
+    return "on" if seen.pop() else "off"

@@ -67,3 +67,9 @@ def precision_check(context: Context, example: str) -> str:
                               "model 1, stepping 1; AVX2)``.")
 def environment_cpu(context: Context, example: str, *, runner: Runner = "cpu") -> str:
     return markdown.text(cpu_description(context.lookup(example, runner).environment))
+
+
+@directive("onednn_default", "Whether TensorFlow ran its oneDNN operations by default where a grid was measured, as "
+                             "each baseline process recorded TensorFlow's decision: ``on``, ``off`` or ``not recorded``.")
+def onednn_default(context: Context, example: str, *, runner: Runner = "cpu") -> str:
+    return settings_tables.onednn_default(context.lookup(example, runner))

@@ -1,0 +1,25 @@
+import numpy as np
+import tensorflow as tf
+
+v1 = tf.compat.v1
+v1.disable_eager_execution()  # TF1 style: build a graph, then run it
+x_in = v1.placeholder(tf.float32, (8, 64, 16))
+y_in = v1.placeholder(tf.float32, (8, 1))
+init = v1.glorot_uniform_initializer()
+kernel = v1.get_variable("conv", (16, 16, 16), initializer=init)
+hidden = tf.reshape(tf.nn.conv1d(x_in, kernel, 4, "SAME"), (8, -1))
+w1 = v1.get_variable("w1", (256, 16), initializer=init)
+w2 = v1.get_variable("w2", (16, 1), initializer=init)
+logits = tf.matmul(tf.nn.relu(tf.matmul(hidden, w1)), w2)
+loss = tf.reduce_mean(
+    tf.nn.sigmoid_cross_entropy_with_logits(labels=y_in, logits=logits)
+)
+train = v1.train.AdamOptimizer().minimize(loss)
+
+x = np.random.rand(8, 64, 16).astype("float32")
+y = np.random.randint(0, 2, (8, 1)).astype("float32")
+with v1.Session() as session:
+    session.run(v1.global_variables_initializer())
+    for step in range(100):  # one session call per training step
+        _, value = session.run([train, loss], {x_in: x, y_in: y})
+print(f"loss {value:.4f}")
