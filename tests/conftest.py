@@ -2,6 +2,7 @@ import functools
 import http.server
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -77,6 +78,14 @@ def build_site(results_dir: Path, site_dir: Path) -> subprocess.CompletedProcess
     )
 
 
+def default_sigint() -> None:
+    """For ``preexec_fn``: Ctrl-C's default action in the child, whatever this process inherited.
+    A shell starts a background job (``cmd &`` without job control) with SIGINT ignored, and an
+    ignored signal stays ignored across exec: a run started from such a job would never see the
+    interrupt a test sends it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def output_after_interrupt(process: subprocess.Popen, timeout: float) -> str:
     """What an interrupted run prints until it exits; if it has not exited within ``timeout``, the test
     fails with what it printed and the processes still alive (their state and signal masks): a hang
@@ -96,7 +105,10 @@ def output_after_interrupt(process: subprocess.Popen, timeout: float) -> str:
             os.killpg(process.pid, 9)  # the run's whole group, when it leads one
         except (ProcessLookupError, PermissionError):
             process.kill()
-        printed = process.communicate()[0]
+        try:
+            printed = process.communicate(timeout=10)[0]
+        except subprocess.TimeoutExpired:  # a worker in a session of its own still holds the pipe
+            printed = "(nothing: a process left running still holds its output)"
         pytest.fail(f"still running {timeout:g} s after the interrupt\n--- printed ---\n{printed[-4000:]}"
                     f"\n--- processes ---\n{alive}\n--- signals ---\n" + "\n".join(masks))
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import PASSING_EXAMPLE, REPO, SLOW_EXAMPLE, output_after_interrupt, run_cli
+from conftest import PASSING_EXAMPLE, REPO, SLOW_EXAMPLE, default_sigint, output_after_interrupt, run_cli
 from tfspeedlab import cli
 
 FAILING = '''
@@ -150,7 +150,7 @@ def test_ctrl_c_stops_the_run_and_keeps_previous_results(examples_dir, tmp_path)
     process = subprocess.Popen(
         [sys.executable, "-m", "tfspeedlab", "--examples", str(examples_dir), "run", "slow",
          "--runner", "cpu", "--out", str(out)],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=default_sigint,
         start_new_session=True,  # its own process group, as a terminal would give it
     )
     deadline = time.monotonic() + 120

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import build_site, site_results, synthetic_results
+from conftest import build_site, default_sigint, site_results, synthetic_results
 from tfspeedlab.analysis import history as trends
 from tfspeedlab.analysis import intervals
 from tfspeedlab.cli import main
@@ -264,10 +264,8 @@ def test_ctrl_c_keeps_every_release_measured_before_it(tmp_path):
     # Both examples are quick on the first release; on the second, "slow" is interrupted.
     command = [sys.executable, "-m", "tfspeedlab", "--examples", str(examples), "history", "tiny", "slow",
                "--tf", f"{older.name},{INSTALLED.name}", "--out", str(out), "--envs", str(envs), "--processes", "1"]
-    # SIGINT restored to its default: a shell's background job starts with it ignored, and an
-    # ignored SIGINT is inherited by every process of the run (then no Ctrl-C could arrive).
     child = subprocess.Popen(command, cwd=REPO, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                             preexec_fn=default_sigint)
     deadline = time.monotonic() + 240
     try:
         # Wait until the second release's slow example is being timed.

@@ -15,7 +15,7 @@ from pathlib import Path
 import markdown as python_markdown
 import pytest
 
-from conftest import PASSING_EXAMPLE, REPO, SLOW_EXAMPLE, output_after_interrupt, build_site, run_cli, snapshot, synthetic_results
+from conftest import PASSING_EXAMPLE, REPO, SLOW_EXAMPLE, default_sigint, output_after_interrupt, build_site, run_cli, snapshot, synthetic_results
 from tfspeedlab.results import artifacts
 from tfspeedlab.results.merge import MergeError, merge_results
 from tfspeedlab.results.schema import MAX_FILE_BYTES, MAX_TEXT, ResultsFileError, to_dict
@@ -354,7 +354,8 @@ def test_11_sigint_to_the_parent_alone_reaches_the_child_and_keeps_the_old_resul
     previous.write_text('{"kept": true}')
     process = subprocess.Popen(
         [sys.executable, "-m", "tfspeedlab", "--examples", str(examples), "run", "slow", "--runner", "cpu",
-         "--out", str(out), *start], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+         "--out", str(out), *start], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        preexec_fn=default_sigint)
     deadline = time.monotonic() + 120
     for line in process.stdout:
         if "slow · sleep  (1/1)" in line or time.monotonic() > deadline:
@@ -375,7 +376,7 @@ def test_11_sigint_during_a_quick_run_of_two_examples_at_once_stops_both_and_rep
     process = subprocess.Popen(
         [sys.executable, "-m", "tfspeedlab", "--examples", str(examples), "run", "slow", "slow2", "--runner", "cpu",
          "--out", str(out), "--quick", "--jobs", "2"],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=default_sigint)
     deadline, warming = time.monotonic() + 120, set()
     for line in process.stdout:
         warming |= {name for name in ("slow ·", "slow2 ·") if name in line and "warming up" in line}
