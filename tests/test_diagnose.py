@@ -398,3 +398,51 @@ def test_the_command_times_each_thread_setting_in_fresh_processes_that_take_it(s
 def test_threads_are_for_a_function_not_a_model(tmp_path, capsys):
     assert main(["diagnose", str(tmp_path / "model.keras"), "--threads"]) == 2
     assert "--threads is for a function" in capsys.readouterr().err
+
+
+KEPT = []
+
+
+def keeps_what_it_makes(x):
+    """A function that leaks as the reports describe: each call keeps 512 KiB outside Python's heap."""
+    KEPT.append(tf.ones([128 * 1024]) + x[0, 0])
+    return x * 2.0
+
+
+def test_memory_over_repeated_calls_is_followed_and_a_growth_is_reported(without_profiler):
+    KEPT.clear()
+    diagnosis = diagnose(keeps_what_it_makes, tf.ones([4, 4]), budget_s=ROOMY_BUDGET_S)
+    memory = diagnosis.memory
+    assert memory is not None and memory.calls >= len(memory.parts_per_call) >= 2
+    # 512 KiB kept per call: resident memory grows by about that, whatever else moves it.
+    assert 256 * 1024 < memory.per_call.value < 1024 * 1024 and memory.per_call.low > 0
+    report = text_report(diagnosis)
+    assert f"Resident memory over {memory.calls} calls of the function as given: grows" in report
+    assert ("memory-startup.md", "Does TensorFlow leak memory? How long does it take to start?") in diagnosis.links
+    again = from_json(json.loads(json.dumps(to_json(diagnosis))))
+    assert again.memory == memory and text_report(again) == report
+    # A report kept before memory was followed still loads, with no memory line.
+    data = to_json(diagnosis)
+    data.pop("memory")
+    assert from_json(data).memory is None and "Resident memory" not in text_report(from_json(data))
+    # Pooled, the memory followed in one process stands for the others (each followed the same calls).
+    assert pool([diagnosis, dataclasses.replace(diagnosis, memory=None)]).memory == memory
+    KEPT.clear()
+
+
+def test_ctrl_c_while_following_memory_keeps_the_timings_and_says_so(without_profiler, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(diagnose_module, "follow_within", interrupted)
+    diagnosis = diagnose(many_small_ops, tf.ones([10, 10]), budget_s=ROOMY_BUDGET_S)
+    assert diagnosis.interrupted and diagnosis.memory is None
+    assert diagnosis.skipped["memory over repeated calls"] == "interrupted"
+    assert diagnosis.speedups["tf.function"].low > 1  # the timings stand
+
+
+def test_a_malformed_memory_field_is_a_clear_error(without_profiler):
+    data = to_json(diagnose(scaled, tf.ones([8, 4]), 0.5, budget_s=ROOMY_BUDGET_S))
+    data["memory"]["parts_per_call_bytes"] = ["lots", 1.0]
+    with pytest.raises(ValueError, match="memory.parts_per_call_bytes"):
+        from_json(data)

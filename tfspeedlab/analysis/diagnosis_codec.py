@@ -16,6 +16,7 @@ from typing import Any
 
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.diagnosis_core import MODES, Diagnosis, ModeResult, Placement, RetraceProbe
+from tfspeedlab.analysis.memory_growth import followed_from_json, followed_to_json
 from tfspeedlab.profiling.trace import HOST_LAYERS, Breakdown
 from tfspeedlab.results.schema import FieldReader, run_from_dict
 
@@ -57,7 +58,7 @@ def to_json(diagnosis: Diagnosis) -> dict[str, Any]:
             "runner": placement.runner, "fitted_on": placement.fitted_on, "ops": placement.ops, "elements": placement.elements,
             "predicted_s": placement.predicted_s, "band": placement.band, "extrapolated": placement.extrapolated},
         "skipped": diagnosis.skipped, "budget_s": diagnosis.budget_s, "elapsed_s": diagnosis.elapsed_s,
-        "tracing_s": diagnosis.tracing_s,
+        "tracing_s": diagnosis.tracing_s, "memory": followed_to_json(diagnosis.memory),
         "interrupted": diagnosis.interrupted, "verdict": diagnosis.verdict,
     }
 
@@ -82,7 +83,7 @@ def from_json(data: Any, path: Path | str = UNSAVED) -> Diagnosis:
         skipped=_values(reader, data, "skipped", str),
         budget_s=_seconds(reader, data, "budget_s"), elapsed_s=_seconds(reader, data, "elapsed_s"),
         tracing_s=_seconds(reader, data, "tracing_s"), interrupted=reader.get(data, "interrupted", bool),
-        compute_op_count=_optional(reader, data, "compute_op_count", int))
+        compute_op_count=_optional(reader, data, "compute_op_count", int), memory=followed_from_json(reader, data))
 
 
 def _mode_from_json(reader: FieldReader, modes: dict[str, Any], mode: str) -> ModeResult:

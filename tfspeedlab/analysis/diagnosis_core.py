@@ -16,6 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from tfspeedlab.analysis import diagnosis_verdict, intervals
+from tfspeedlab.analysis.memory_growth import FollowedMemory
 from tfspeedlab.analysis.wording import MODE_LABELS
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.profiling.trace import Breakdown
@@ -24,6 +25,7 @@ MODES = MODE_LABELS
 # What ``Diagnosis.skipped`` calls the probe, and the host-time split (all of it, or one mode's).
 PROBE_PART = "retracing probe"
 HOST_SPLIT_PART = "host-time split"
+MEMORY_PART = "memory over repeated calls"
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,9 @@ class Diagnosis:
     interrupted: bool = False
     # The traced graph's ops that compute: placeholders, constants and identities left out.
     compute_op_count: int | None = None
+    # Resident memory over repeated calls of the function as given; None: not followed (the budget
+    # was spent, Ctrl-C, or a report kept before it was measured).
+    memory: FollowedMemory | None = None
 
     @cached_property
     def measured(self) -> dict[str, Measurement]:
@@ -184,7 +189,8 @@ def host_split_part(mode: str) -> str:
 def pool(diagnoses: list[Diagnosis]) -> Diagnosis:
     """Diagnoses of one target from several processes as one: each mode's runs side by side, so its
     interval covers how much a fresh process moves; the findings that do not vary with timing (op
-    count, traces, the cost model) from the first that has them, each mode's profile likewise."""
+    count, traces, the cost model) from the first that has them, each mode's profile and the memory
+    followed over repeated calls likewise (each process follows the same calls)."""
     first = diagnoses[0]
     if any(found.target != first.target for found in diagnoses):
         raise ValueError("only diagnoses of one target pool: " + ", ".join(sorted({d.target for d in diagnoses})))
@@ -194,7 +200,9 @@ def pool(diagnoses: list[Diagnosis]) -> Diagnosis:
         for mode, split in found.host_split.items():
             host_split.setdefault(mode, split)
     retracing = next((found.retracing for found in diagnoses if found.retracing is not None), None)
-    measured_parts = {host_split_part(mode) for mode in host_split} | ({PROBE_PART} if retracing else set())
+    memory = next((found.memory for found in diagnoses if found.memory is not None), None)
+    measured_parts = ({host_split_part(mode) for mode in host_split} | ({PROBE_PART} if retracing else set())
+                      | ({MEMORY_PART} if memory else set()))
     skipped = {part: why for part, why in first.skipped.items() if part not in measured_parts}
     modes = {}
     for mode in MODES:
@@ -206,7 +214,7 @@ def pool(diagnoses: list[Diagnosis]) -> Diagnosis:
                      skipped, budget_s=_total(d.budget_s for d in diagnoses),
                      elapsed_s=_total(d.elapsed_s for d in diagnoses), tracing_s=_total(d.tracing_s for d in diagnoses),
                      interrupted=any(found.interrupted for found in diagnoses),
-                     compute_op_count=first.compute_op_count)
+                     compute_op_count=first.compute_op_count, memory=memory)
 
 
 def _total(values: Any) -> float | None:

@@ -8,6 +8,7 @@ import html
 import textwrap
 
 from tfspeedlab.analysis.diagnosis_core import MODES, Diagnosis
+from tfspeedlab.analysis.memory_growth import FollowedMemory
 from tfspeedlab.analysis.model_diagnosis_core import BASELINES, FIT_BATCHES, FROM_FILE, PREDICT, TRAINING, ModelDiagnosis
 from tfspeedlab.analysis.model_diagnosis_core import PAGES as MODEL_PAGES
 from tfspeedlab.analysis.model_diagnosis_core import START_PAGE
@@ -34,6 +35,8 @@ def text_report(diagnosis: Diagnosis) -> str:
         sections.append(_host_split_table(diagnosis))
     if diagnosis.placement is not None:
         sections.append(_placement_table(diagnosis))
+    if diagnosis.memory is not None:
+        sections.append(_wrapped([memory_line(diagnosis.memory, "calls of the function as given")]))
     if diagnosis.skipped:
         sections.append(_wrapped(f"Not measured: {part} ({why})" for part, why in diagnosis.skipped.items()))
     sections.append(VERDICT_LEAD + diagnosis.verdict)
@@ -150,13 +153,18 @@ def _start_and_memory(diagnosis: ModelDiagnosis) -> str:
                      + (f"; loading and the first predict call: {format_time(first)}" if first is not None else "")
                      + f". A fresh process pays TensorFlow's import before them ({START_PAGE[0]} measures it).")
     if diagnosis.memory is not None:
-        memory = diagnosis.memory
-        levelling = format_levelling(memory.per_call, memory.late_per_call)
-        lines.append(f"Resident memory over {memory.calls} predict calls: {format_growth(memory.per_call)}"
-                     + (f"; {levelling}" if levelling else "")
-                     + f" (the Python heap's part: {signed_bytes(memory.heap_per_call)} per call; "
-                       f"{START_PAGE[0]} says what stops a growth).")
+        lines.append(memory_line(diagnosis.memory, "predict calls"))
     return _wrapped(lines)
+
+
+def memory_line(memory: FollowedMemory, calls: str) -> str:
+    """Resident memory's growth over a diagnosis's repeated calls, with its interval, whether it levels
+    off, and the Python heap's part."""
+    levelling = format_levelling(memory.per_call, memory.late_per_call)
+    return (f"Resident memory over {memory.calls} {calls}: {format_growth(memory.per_call)}"
+            + (f"; {levelling}" if levelling else "")
+            + f" (the Python heap's part: {signed_bytes(memory.heap_per_call)} per call; "
+              f"{START_PAGE[0]} says what stops a growth).")
 
 
 def _calls_table(diagnosis: ModelDiagnosis, group: str, per: str) -> str:

@@ -21,7 +21,8 @@ BATCH_FIX = ("A new batch size traces it again: if it will see batches of severa
 PAGES = {"overhead": ("small-ops.md", "Many small ops"), "kernel": ("matmul.md", "One big op"),
          "xla": ("xla.md", "XLA: when jit_compile=True pays"), "tracing": ("tracing.md", "The cost of tracing"),
          "layers": ("where-time-goes.md", "Where the time goes"),
-         "worth": ("worth-it.md", "When is tf.function worth it?")}
+         "worth": ("worth-it.md", "When is tf.function worth it?"),
+         "memory": ("memory-startup.md", "Does TensorFlow leak memory? How long does it take to start?")}
 
 
 def fixes(probe: Any) -> list[str]:
@@ -125,6 +126,8 @@ def topics(diagnosis: Any) -> list[str]:
         found.append("tracing")
     if diagnosis.host_split:
         found.append("layers")
+    if diagnosis.memory is not None:
+        found.append("memory")
     return found
 
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass
+from typing import Any
 
 from tfspeedlab.analysis.intervals import Estimate, t975
-from tfspeedlab.results.schema import CaseResult, NotInResults
+from tfspeedlab.results.schema import CaseResult, FieldReader, NotInResults
 
 PART_METRIC = "rss_part_{}_per_call"
 
@@ -72,6 +73,53 @@ def mean_interval(values: list[float]) -> Estimate:
         return Estimate(mean, -math.inf, math.inf)
     half = t975(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
     return Estimate(mean, mean - half, mean + half)
+
+
+@dataclass(frozen=True)
+class FollowedMemory:
+    """Resident memory over one process's repeated calls of a reader's code (a diagnosis), followed in
+    parts as the memory example follows its loops (``profiling.memory.follow_memory``): each part's
+    growth per call, and the Python heap's."""
+
+    calls: int
+    parts_per_call: tuple[float, ...]  # bytes per call in each part, in order
+    heap_per_call: float  # the Python heap's part (tracemalloc), bytes per call
+
+    @classmethod
+    def from_metrics(cls, found: dict[str, float]) -> FollowedMemory:
+        """From what ``follow_memory`` returned."""
+        parts = tuple(found[PART_METRIC.format(index)] for index in range(int(found["follow_parts"])))
+        return cls(int(found["follow_calls"]), parts, found["heap_per_call"])
+
+    @property
+    def per_call(self) -> Estimate:
+        return mean_interval(list(self.parts_per_call))
+
+    @property
+    def late_per_call(self) -> Estimate:
+        return mean_interval(list(self.parts_per_call[len(self.parts_per_call) // 2:]))
+
+
+def followed_to_json(memory: FollowedMemory | None) -> dict[str, Any] | None:
+    """A diagnosis report's ``memory`` field."""
+    return None if memory is None else {"calls": memory.calls, "parts_per_call_bytes": list(memory.parts_per_call),
+                                        "heap_per_call_bytes": memory.heap_per_call}
+
+
+def followed_from_json(reader: FieldReader, data: dict[str, Any]) -> FollowedMemory | None:
+    """A report's ``memory`` field, checked; None where it is null or missing (a report kept before
+    memory was followed)."""
+    raw = reader.get(data, "memory", (dict, type(None))) if "memory" in data else None
+    if raw is None:
+        return None
+    calls = reader.get(raw, "calls", int, "memory.")
+    parts = reader.get(raw, "parts_per_call_bytes", list, "memory.")
+    reader.require(len(parts) >= 2 and all(isinstance(part, (int, float)) and not isinstance(part, bool)
+                                           for part in parts),
+                   "memory.parts_per_call_bytes", "must be a list of at least two numbers")
+    reader.require(calls >= len(parts), "memory.calls", f"must be at least one call a part, found {calls}")
+    heap = reader.get(raw, "heap_per_call_bytes", (float, int), "memory.")
+    return FollowedMemory(calls, tuple(float(part) for part in parts), float(heap))
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from tfspeedlab.analysis.diagnosis_report import model_text_report
 from tfspeedlab.analysis.model_diagnosis_codec import model_from_json, model_to_json
 from tfspeedlab.analysis.model_diagnosis_core import (ADVICE, BASELINES, CALLS, FIT_BATCHES, FROM_FILE, FROM_TFSPEEDLAB,
                                                       KIND, PAGES, PREDICT, SPOKEN, TRAINING, ModelCall, ModelDiagnosis,
-                                                      ModelMemory, model_verdict)
+                                                      model_verdict)
 
 __all__ = ["ADVICE", "BASELINES", "CALLS", "FIT_BATCHES", "FROM_FILE", "FROM_TFSPEEDLAB", "KIND", "PAGES", "PREDICT",
-           "SPOKEN", "TRAINING", "ModelCall", "ModelDiagnosis", "ModelMemory", "model_from_json", "model_text_report",
+           "SPOKEN", "TRAINING", "ModelCall", "ModelDiagnosis", "model_from_json", "model_text_report",
            "model_to_json", "model_verdict"]

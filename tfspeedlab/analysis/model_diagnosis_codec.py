@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from tfspeedlab.analysis.model_diagnosis_core import (CALLS, FROM_FILE, FROM_TFSPEEDLAB, KIND, PREDICT, TRAINING,
-                                                      ModelCall, ModelDiagnosis, ModelMemory)
+                                                      ModelCall, ModelDiagnosis)
+from tfspeedlab.analysis.memory_growth import followed_from_json, followed_to_json
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.results.schema import FieldReader, run_from_dict
 
@@ -42,9 +43,7 @@ def model_to_json(diagnosis: ModelDiagnosis) -> dict[str, Any]:
                    "error": call.error, "speedup": ratio(call.name)} for call in diagnosis.calls],
         "interrupted": diagnosis.interrupted, "verdict": diagnosis.verdict,
         "load_s": diagnosis.load_s, "first_prediction_s": diagnosis.first_prediction_s,  # the latter for readers
-        "memory": None if diagnosis.memory is None else {
-            "calls": diagnosis.memory.calls, "parts_per_call_bytes": list(diagnosis.memory.parts_per_call),
-            "heap_per_call_bytes": diagnosis.memory.heap_per_call},
+        "memory": followed_to_json(diagnosis.memory),
     }
 
 
@@ -74,24 +73,12 @@ def model_from_json(data: Any, path: Path | str = UNSAVED) -> ModelDiagnosis:
     # Start-up and memory came later than the calls: a report kept before has neither.
     load_s = reader.get(data, "load_s", (float, int, NONE)) if "load_s" in data else None
     reader.require(load_s is None or load_s > 0, "load_s", f"must be above 0 seconds, found {load_s}")
-    raw_memory = reader.get(data, "memory", (dict, NONE)) if "memory" in data else None
     return ModelDiagnosis(
         model_path=reader.get(data, "model_path", str), batch=batch,
         input_shapes=tuple(tuple(shape) for shape in shapes), loss=reader.get(data, "loss", str),
         optimizer=reader.get(data, "optimizer", str), compiled_by=compiled_by, calls=calls, interrupted=interrupted,
         load_s=None if load_s is None else float(load_s),
-        memory=None if raw_memory is None else _memory_from_json(reader, raw_memory))
-
-
-def _memory_from_json(reader: FieldReader, raw: dict) -> ModelMemory:
-    calls = reader.get(raw, "calls", int, "memory.")
-    parts = reader.get(raw, "parts_per_call_bytes", list, "memory.")
-    reader.require(len(parts) >= 2 and all(isinstance(part, (int, float)) and not isinstance(part, bool)
-                                           for part in parts),
-                   "memory.parts_per_call_bytes", "must be a list of at least two numbers")
-    reader.require(calls >= len(parts), "memory.calls", f"must be at least one call a part, found {calls}")
-    heap = reader.get(raw, "heap_per_call_bytes", (float, int), "memory.")
-    return ModelMemory(calls, tuple(float(part) for part in parts), float(heap))
+        memory=followed_from_json(reader, data))
 
 
 def _call_from_json(reader: FieldReader, raw: Any, where: str, interrupted: bool) -> ModelCall:

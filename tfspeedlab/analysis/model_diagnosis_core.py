@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.memory_growth import mean_interval
+from tfspeedlab.analysis import diagnosis_verdict, intervals
+from tfspeedlab.analysis.memory_growth import FollowedMemory
 from tfspeedlab.analysis.wording import (MATERIAL_SPEEDUP, Verdict, format_interval, material, slowdown_with_interval,
                                        speedup_with_interval)
 from tfspeedlab.measure.measurement import Measurement
@@ -48,7 +48,7 @@ FROM_FILE, FROM_TFSPEEDLAB = "the model file", "tfspeedlab"
 PAGES = {PREDICT: ("predict-loop.md", "Why is model.predict slow in a loop?"),
          TRAINING: ("training-apis.md", "fit, train_on_batch or a custom loop?")}
 # The guide's page on loading, first predictions and memory that grows.
-START_PAGE = ("memory-startup.md", "Does TensorFlow leak memory? How long does it take to start?")
+START_PAGE = diagnosis_verdict.PAGES["memory"]
 
 
 @dataclass(frozen=True)
@@ -64,24 +64,6 @@ class ModelCall:
 
 
 @dataclass(frozen=True)
-class ModelMemory:
-    """Resident memory over repeated ``predict`` calls on the loaded model, followed in parts as the
-    memory example follows its loops (``profiling.memory.follow_memory``): each part's growth per call."""
-
-    calls: int
-    parts_per_call: tuple[float, ...]  # bytes per call in each part, in order
-    heap_per_call: float  # the Python heap's part (tracemalloc), bytes per call
-
-    @property
-    def per_call(self) -> intervals.Estimate:
-        return mean_interval(list(self.parts_per_call))
-
-    @property
-    def late_per_call(self) -> intervals.Estimate:
-        return mean_interval(list(self.parts_per_call[len(self.parts_per_call) // 2:]))
-
-
-@dataclass(frozen=True)
 class ModelDiagnosis:
     model_path: str
     batch: int
@@ -94,7 +76,7 @@ class ModelDiagnosis:
     # keras.models.load_model of the file in this process (TensorFlow already imported); None in a
     # report kept before it was measured.
     load_s: float | None = None
-    memory: ModelMemory | None = None  # None: not followed (a report kept before, or Ctrl-C)
+    memory: FollowedMemory | None = None  # None: not followed (a report kept before, or Ctrl-C)
 
     @property
     def first_prediction_s(self) -> float | None:

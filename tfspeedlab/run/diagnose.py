@@ -21,16 +21,19 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tfspeedlab.analysis import cost_model
-from tfspeedlab.analysis.diagnosis_core import (HOST_SPLIT_PART, MODES, PROBE_PART, Diagnosis, ModeResult, Placement,
-                                                RetraceProbe, host_split_part)
+from tfspeedlab.analysis.diagnosis_core import (HOST_SPLIT_PART, MEMORY_PART, MODES, PROBE_PART, Diagnosis, ModeResult,
+                                                Placement, RetraceProbe, host_split_part)
+from tfspeedlab.analysis.memory_growth import FollowedMemory
 from tfspeedlab.analysis.wording import Mode
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.measure.timer import TimedCall, bench_interleaved
 from tfspeedlab.profiling.capture import profile
+from tfspeedlab.profiling.memory import HEAP_SHARE
 from tfspeedlab.profiling.trace import Breakdown
 from tfspeedlab.results.repo import REPO_ROOT
 from tfspeedlab.results.schema import ResultsFileError
 from tfspeedlab.results.store import load_runner
+from tfspeedlab.run.memory_follow import calls_within, follow_within
 from tfspeedlab.run.targets import error_line
 
 # Share of the budget the timed blocks of the three modes get between them.
@@ -55,6 +58,11 @@ FLOOR_BLOCKS = 2
 LEAST_CALLS = len(MODES) * (3 + FLOOR_BLOCKS)
 # The retracing probe traces up to four times; each trace costs about a tf.function first call.
 PROBE_TRACES = 4
+# Share of the budget the memory follow of repeated calls gets; what it costs per call, against
+# a timed call: the calls themselves, then HEAP_SHARE as many again under tracemalloc, which slows
+# Python's allocations two to three times.
+MEMORY_SHARE = 0.1
+MEMORY_SLOWDOWN = 1 + 3 * HEAP_SHARE
 BUDGET_SPENT_FIRST = "the budget was spent before its first call (give a larger --budget)"
 
 
@@ -102,9 +110,31 @@ def measure(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], *, b
         host_split, split_skipped, interrupted = _host_splits(call, args, measured, budget_s=budget_s,
                                                               spent_at=deadline, progress=progress)
         skipped.update(split_skipped)
+    memory = None
+    if interrupted:
+        skipped[MEMORY_PART] = INTERRUPTED
+    else:
+        memory, why, interrupted = _follow_memory(call, args, measured["eager"], budget_s, deadline, progress)
+        if why:
+            skipped[MEMORY_PART] = why
     return Diagnosis(target, modes, op_count, retracing, host_split, placement, skipped,
                      budget_s=budget_s, elapsed_s=time.perf_counter() - started, tracing_s=tracing_s,
-                     interrupted=interrupted, compute_op_count=compute_ops)
+                     interrupted=interrupted, compute_op_count=compute_ops, memory=memory)
+
+
+def _follow_memory(call: Callable[..., Any], args: tuple, eager: Measurement, budget_s: float, deadline: float,
+                   progress: Callable[[str], None]) -> tuple[FollowedMemory | None, str | None, bool]:
+    """Resident memory over repeated calls of the function as the reader gave it, when what that is
+    expected to cost fits before the deadline: the memory followed, why it was not (or None), and
+    whether Ctrl-C cut it short."""
+    calls = calls_within(eager.median_s, MEMORY_SHARE * budget_s)
+    expected = calls * eager.median_s * MEMORY_SLOWDOWN
+    if expected > deadline - time.perf_counter():
+        return None, f"the budget was spent; it needs about {expected:.2g} s", False
+    try:
+        return follow_within(lambda: call(*args), calls, "function", progress), None, False
+    except KeyboardInterrupt:
+        return None, INTERRUPTED, True
 
 
 def _first_calls(compiled: Mapping[str, Callable[..., Any]], args: tuple, budget_s: float,

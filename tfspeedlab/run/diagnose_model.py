@@ -23,10 +23,11 @@ from typing import Any
 import numpy as np
 
 from tfspeedlab.analysis.model_diagnosis import (
-    CALLS, FIT_BATCHES, FROM_FILE, FROM_TFSPEEDLAB, PREDICT, TRAINING, ModelCall, ModelDiagnosis, ModelMemory)
+    CALLS, FIT_BATCHES, FROM_FILE, FROM_TFSPEEDLAB, PREDICT, TRAINING, ModelCall, ModelDiagnosis)
+from tfspeedlab.analysis.memory_growth import FollowedMemory
 from tfspeedlab.measure.measurement import per_step
 from tfspeedlab.measure.timer import TimedCall, bench_interleaved
-from tfspeedlab.profiling.memory import FOLLOW_PARTS, follow_memory
+from tfspeedlab.run.memory_follow import calls_within, follow_within
 from tfspeedlab.run.targets import TargetError, error_line
 
 # Files Keras loads a whole model from.
@@ -34,10 +35,8 @@ MODEL_SUFFIXES = (".keras", ".h5")
 # Share of the whole budget each group's timed blocks get; the rest goes to loading, tracing and
 # first calls, which cannot be cut short.
 GROUP_SHARE = 0.35
-# Share of the budget the memory follow of repeated predict calls gets, and its calls: at most as
-# many as the memory example follows (enough for a kibibyte a call to stand out), at least a call a part.
+# Share of the budget the memory follow of repeated predict calls gets.
 MEMORY_SHARE = 0.15
-MEMORY_CALLS = 200
 # What tfspeedlab trains a model with that was saved without a loss.
 DEFAULT_LEARNING_RATE = 0.01
 DEFAULT_LOSS = "mse"
@@ -100,17 +99,14 @@ def diagnose_model(path: Path, batch: int, budget_s: float = 6.0,
 
 
 def follow_predict_memory(model: Any, x: Any, predict_calls: tuple[ModelCall, ...], budget_s: float,
-                          progress: Callable[[str], None]) -> ModelMemory | None:
+                          progress: Callable[[str], None]) -> FollowedMemory | None:
     """Resident memory over repeated predict calls, as many as ``budget_s`` holds at the measured
-    time per call (between a call a part and ``MEMORY_CALLS``); None where predict could not run."""
+    time per call; None where predict could not run."""
     predict = next(call for call in predict_calls if call.name == "predict")
     if predict.measurement is None:
         return None
-    calls = int(min(MEMORY_CALLS, max(FOLLOW_PARTS, budget_s / predict.measurement.median_s)))
-    progress(f"following memory over {calls} predict calls")
-    found = follow_memory(functools.partial(model.predict, x, verbose=0), calls)
-    parts = tuple(found[f"rss_part_{index}_per_call"] for index in range(int(found["follow_parts"])))
-    return ModelMemory(int(found["follow_calls"]), parts, found["heap_per_call"])
+    return follow_within(functools.partial(model.predict, x, verbose=0),
+                         calls_within(predict.measurement.median_s, budget_s), "predict", progress)
 
 
 def load_model(path: Path) -> Any:
