@@ -31,6 +31,6 @@ def train_steps(x, y):
     return loss
 
 
-for call in range(10):  # also 100 steps of 8 samples
+for call in range(10):  # 100 steps of 8 samples, as in the Before tabs
     loss = train_steps(x, y)
 print(f"loss {float(loss):.4f}")

@@ -419,6 +419,7 @@ def test_memory_over_repeated_calls_is_followed_and_a_growth_is_reported(without
     report = text_report(diagnosis)
     assert f"Resident memory over {memory.calls} calls of the function as given: grows" in report
     assert ("memory-startup.md", "Does TensorFlow leak memory? How long does it take to start?") in diagnosis.links
+    assert "Resident memory grows" in diagnosis.verdict and "memory-startup.md" in diagnosis.verdict
     again = from_json(json.loads(json.dumps(to_json(diagnosis))))
     assert again.memory == memory and text_report(again) == report
     # A report kept before memory was followed still loads, with no memory line.

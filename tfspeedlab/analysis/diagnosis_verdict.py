@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfspeedlab.analysis.wording import MATERIAL_SPEEDUP, Verdict, bare, faster_by, material, slower_by
+from tfspeedlab.analysis.wording import (MATERIAL_SPEEDUP, NO_GROWTH_BYTES_PER_CALL, Verdict, bare, faster_by,
+                                         format_growth, material, slower_by)
 from tfspeedlab.units import format_ratio, format_time
 
 # The fixes for the two retracing traps the probe looks for.
@@ -99,6 +100,11 @@ def verdict(diagnosis: Any) -> str:
         lines.append(f"XLA could not compile it: {diagnosis.modes['XLA'].error}.")
     if probe is not None and probe.batch_size_traces:
         lines.append(BATCH_FIX)
+    memory = diagnosis.memory
+    # Growth named only where the whole interval lies past the least growth the memory page calls one.
+    if memory is not None and memory.per_call.low > NO_GROWTH_BYTES_PER_CALL:
+        lines.append(f"Resident memory {format_growth(memory.per_call)} over repeated calls: keep what it "
+                     f"makes from piling up ({PAGES['memory'][0]} measures what stops a growth).")
     if diagnosis.interrupted:
         lines.append("(Interrupted: these are the blocks timed so far.)")
     return " ".join(lines)
