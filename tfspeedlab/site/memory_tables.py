@@ -30,8 +30,9 @@ def growth_phrase(case: CaseResult) -> str:
 
 
 def growth_table(results: ResultsFile) -> Markdown:
-    """Per Keras, call and remedy: resident memory's growth per call over the followed loop and over
-    its second half, the Python heap's growth, the time per call and the memory after the loop."""
+    """Per Keras, call (with the calls followed) and remedy: resident memory's growth per call over the
+    followed loop and over its second half, the Python heap's growth and the time per call (seven
+    columns: a page's width at 1280 px; the memory over the loop is the chart's)."""
     body = []
     for case in results.cases:
         try:
@@ -39,15 +40,14 @@ def growth_table(results: ResultsFile) -> Markdown:
         except NotInResults:
             continue
         p, per = case.params, per_what(case)
-        body.append([code(p["keras"]), text(p["call"]), text(p["cleanup"]), f"{found.calls:,}",
+        body.append([code(p["keras"]), text(f"{p['call']} × {found.calls:,}"), text(p["cleanup"]),
                      format_growth(found.per_call, per), format_growth(found.late_per_call, per),
-                     f"{_signed(found.heap_per_call)} per {per}", format_time(case.measurement.per_call_s),
-                     format_bytes(found.rss_end_bytes)])
+                     f"{_signed(found.heap_per_call)} per {per}", format_time(case.measurement.per_call_s)])
     if not body:
         return Markdown(text("No case followed its memory (it is followed on Linux only)."))
-    return table(["Keras", "Call", "After each call", "Calls followed", "Resident memory, whole loop",
-                  "… its second half", "Python heap", "Time per call", "Resident after"], body,
-                 [LEFT, LEFT, LEFT, RIGHT, LEFT, LEFT, RIGHT, RIGHT, RIGHT])
+    return table(["Keras", "Call × calls followed", "After each call", "Resident memory, whole loop",
+                  "… its second half", "Python heap", "Time per call"], body,
+                 [LEFT, LEFT, LEFT, LEFT, LEFT, RIGHT, RIGHT])
 
 
 def _signed(count: float) -> str:
