@@ -60,6 +60,17 @@ def test_onednns_default_is_what_the_baselines_processes_recorded():
         settings_tables.onednn_default(dataclasses.replace(results, cases=split))
 
 
+def test_many_settings_with_no_clear_difference_are_counted_not_named():
+    times = {("default", "m"): 1e-3, **{(f"s{k}", "m"): 1e-3 for k in range(5)}}
+    row = next(line for line in settings_tables.settings_summary(grid_file(times)).splitlines()
+               if line.startswith("| m"))
+    assert row.split("|")[5].strip() == "all 5"
+    times[("slow", "m")] = 3e-3
+    row = next(line for line in settings_tables.settings_summary(grid_file(times)).splitlines()
+               if line.startswith("| m"))
+    assert row.split("|")[5].strip() == "the other 5" and "slow: 3.00×" in row.split("|")[3]
+
+
 def test_one_process_gives_no_verdict_in_the_summary():
     results = grid_file({("default", "m"): 1e-3, ("other", "m"): 2e-3})
     results = dataclasses.replace(results, cases=tuple(dataclasses.replace(case, runs=case.runs[:1])

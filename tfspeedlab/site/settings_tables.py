@@ -13,6 +13,8 @@ from tfspeedlab.units import format_time
 
 # Where a workload had no setting in a group.
 NONE = "none"
+# Settings named in the "no clear difference" column at most; more are counted.
+NAMED_AT_MOST = 3
 
 
 def settings_summary(results: ResultsFile) -> Markdown:
@@ -36,11 +38,15 @@ def settings_summary(results: ResultsFile) -> Markdown:
                 word = verdict(found)
                 groups[word].append(f"{text(row)}: {format_speedup(found)}" if word is not Verdict.UNCLEAR
                                     else text(row))
-            # One setting a line where each carries its factor; the rest, a list.
+            # One setting a line where each carries its factor; the rest, a list, or their count where
+            # naming them all would stand a column of names screens tall on a phone (the grid has them).
+            unclear = groups[Verdict.UNCLEAR]
             body.append([text(column), format_time(reference.measurement.per_call_s),
                          Markdown("<br>".join(groups[Verdict.SLOWER]) or NONE),
                          Markdown("<br>".join(groups[Verdict.FASTER]) or NONE),
-                         Markdown(", ".join(groups[Verdict.UNCLEAR]) or NONE)])
+                         Markdown(", ".join(unclear) if len(unclear) <= NAMED_AT_MOST
+                                  else f"the other {len(unclear)}" if len(unclear) < len(grid.row_values) - 1
+                                  else f"all {len(unclear)}") if unclear else NONE])
     return table(["Workload", f"Time, {text(grid.layout.baseline)}", "Clearly slower", "Clearly faster",
                   "No clear difference"], body, [LEFT, RIGHT, LEFT, LEFT, LEFT])
 

@@ -129,11 +129,14 @@ def _agreement(context: Context, name: str, example: str, eager: str, graph: str
                 row.append(_worded(verdict(found), found))
             rows.append(row)
         header = ["Against eager", "tfspeedlab diagnose", "Full run, same machine"]
+        # The pages' machine goes under the table: in a header it made a column ten lines tall on a phone.
+        pages_machine = ""
         if pages is not None:
-            header.append(f"The guide's pages ({machine_summary(pages.environment)})")
+            header.append("The guide's pages")
+            pages_machine = f" The guide's pages: {markdown.text(machine_summary(pages.environment))}."
         machine = machine_summary(guide.environment)
         return (markdown.table(header, rows, align=[markdown.LEFT] * len(header))
-                + f"\n\n<small>Same machine: {markdown.text(machine)}. The diagnosis says faster or slower only "
+                + f"\n\n<small>Same machine: {markdown.text(machine)}.{pages_machine} The diagnosis says faster or slower only "
                 f"when its whole 95% interval lies past {MATERIAL_SPEEDUP:.2f}× that way; the full runs, as on every "
                 "page of the guide, when it lies on one side of 1.</small>\n")
 
