@@ -37,6 +37,8 @@ TITLE_PT = 12.5
 LINE_IN = TEXT_PT * 1.3 / 72
 # Space under the caption and between it and what is above it, in inches.
 CAPTION_PAD_IN = 0.1
+# Height kept for a stacked figure's title above its first panel (and that panel's own title).
+TITLE_BAND_IN = 0.5
 
 
 @dataclass(frozen=True)
@@ -292,7 +294,8 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
     row_values, column_values, cells = grid.row_values, grid.column_values, grid.cells
     baseline, per = grid.layout.baseline, grid.layout.time_per  # per: what one timed call is
     with _style(theme):
-        height = 0.3 * len(row_values) * len(column_values) + 0.7 * len(column_values) + 0.5 + _caption_in(results)
+        height = (0.3 * len(row_values) * len(column_values) + 0.7 * len(column_values) + TITLE_BAND_IN
+                  + _caption_in(results))
         figure, panels = plt.subplots(len(column_values), 1, figsize=(FIGURE_WIDTH_IN, height), squeeze=False)
         for axes, column in zip(panels[:, 0], column_values):
             present = [row for row in row_values if (row, column) in cells]
@@ -309,8 +312,11 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
             _panel_title(axes, f"{column} — time per {per} ({unit_name})")
             axes.grid(axis="x", color=theme.grid, linewidth=0.6)
             _open_frame(axes)
-        figure.suptitle(_title(results), x=0.01, ha="left")
-        figure.tight_layout(rect=(0, _add_caption(figure, results), 1, 1))
+        # The title in a band of its own at the top: in a figure this tall, the default place
+        # (a share of the height from the top) fell on the first panel's bars.
+        band = TITLE_BAND_IN / figure.get_figheight()
+        figure.suptitle(_title(results), x=0.01, y=1 - 0.3 * band, ha="left", va="top")
+        figure.tight_layout(rect=(0, _add_caption(figure, results), 1, 1 - band))
         return _svg(figure)
 
 
