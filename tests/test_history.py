@@ -31,7 +31,7 @@ from tfspeedlab.results.pool import PoolError, pool
 from tfspeedlab.results.schema import CaseResult, ResultsFile, ResultsFileError, to_dict
 from tfspeedlab.results.store import write_json_atomic
 from tfspeedlab.run.catalog import ExampleScript
-from tfspeedlab.site import history_tables
+from tfspeedlab.site import history_charts, history_tables
 from tfspeedlab.site.directives.history import chart_uri
 from tfspeedlab.spec.layout import Grid
 from tfspeedlab.units import format_time
@@ -319,6 +319,47 @@ def test_a_doubled_time_between_releases_is_a_material_change_and_equal_times_ar
     assert step.change.low > 1.9 and step.change.high < 2.1
     assert [s.significant for s in trends.steps(history, "releases")] == [False, True]
     assert trends.workload_groups(history, "releases") == {"ops": {"graph": "graph"}}
+
+
+def test_an_example_without_workloads_charts_the_cases_it_re_measures_on_every_release(tmp_path):
+    # Start-up and memory name no workload or mode: their trend is the in_history cases, one line each,
+    # and a case left out of the history is not charted even where a release measured it.
+    samples = tuple(1.0 + 0.01 * i for i in range(8))
+    for name in ("2.15", "2.16"):
+        cases = tuple(CaseResult(label, {"kind": "import", "in_history": marked},
+                                 (Measurement(samples, 1, 0.05, "test"), Measurement(samples, 1, 0.05, "test")))
+                      for label, marked in (("import tensorflow", True), ("import keras (JAX backend)", False)))
+        base = synthetic_results(example="startup")
+        results = ResultsFile("startup", "Start-up", "cpu", False, {}, {**base.environment, "tensorflow": f"{name}.0"},
+                              cases)
+        folder = release_folder(tmp_path, "cpu", parse_selection(name)[0])
+        write_json_atomic(folder / "startup.json", to_dict(results))
+        write_json_atomic(folder / ENVIRONMENT_RECORD, {"release": name, "tensorflow": f"{name}.0", "packages": []})
+    history = load_history(tmp_path, "cpu")
+    assert trends.workload_groups(history, "startup") == {trends.HISTORY_GROUP: {"import tensorflow": "import tensorflow"}}
+    assert [point.release.name for point in trends.trend(history, "startup", "import tensorflow")] == ["2.15", "2.16"]
+    assert trends.workload_groups(history, "absent") == {}
+
+
+def test_a_history_measured_in_two_sittings_charts_each_sitting_as_a_line_of_its_own(tmp_path):
+    # The second sitting (the second process) ran 1.5x slower: its line must show that, the first stay level.
+    first, second = tuple(1.0 + 0.01 * i for i in range(8)), tuple(1.5 + 0.01 * i for i in range(8))
+    for name in ("2.15", "2.16"):
+        case = CaseResult("import tensorflow", {"kind": "import", "in_history": True},
+                          (Measurement(first, 1, 0.05, "test"), Measurement(second, 1, 0.05, "test")))
+        base = synthetic_results(example="startup")
+        environment = {**base.environment, "tensorflow": f"{name}.0", "sitting_runs": [1, 1]}
+        folder = release_folder(tmp_path, "cpu", parse_selection(name)[0])
+        write_json_atomic(folder / "startup.json", to_dict(ResultsFile("startup", "Start-up", "cpu", False, {},
+                                                                        environment, (case,))))
+        write_json_atomic(folder / ENVIRONMENT_RECORD, {"release": name, "tensorflow": f"{name}.0", "packages": []})
+    history = load_history(tmp_path, "cpu")
+    series = history_charts.trend_series(history, "startup", trends.HISTORY_GROUP)
+    assert list(series) == ["import tensorflow · sitting 1", "import tensorflow · sitting 2"]
+    one, two = ([point.estimate_s for point in points] for points in series.values())
+    assert all(0.99 < a < 1.1 for a in one) and all(1.49 < b < 1.6 for b in two)
+    svg = history_charts.trend_svg(series, [item.release for item in history], "startup", trends.HISTORY_GROUP, "light")
+    assert "sitting 2" in svg and "no interval" in svg
 
 
 def test_releases_measured_on_different_cpu_models_are_not_compared(tmp_path):

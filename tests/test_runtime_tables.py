@@ -9,7 +9,8 @@ from conftest import synthetic_results
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import CaseResult
-from tfspeedlab.site import history_tables, settings_tables
+from tfspeedlab.site import directives, history_tables, settings_tables
+from tfspeedlab.site.directives import history as history_directives
 from tfspeedlab.site.tables import threads_in_force
 from tfspeedlab.site.whole_intervals import keep_intervals_whole
 from tfspeedlab.spec.layout import Grid
@@ -109,7 +110,7 @@ def followed(parts):
             **{f"rss_part_{i}_per_call": value for i, value in enumerate(parts)}}
 
 
-def test_the_memory_history_gives_each_release_its_growth_and_a_dash_where_a_loop_was_not_run():
+def test_the_memory_history_gives_each_release_its_growth_and_a_dash_where_a_loop_was_not_run(tmp_path):
     def release(minor, growth):
         case = CaseResult("loop", {"call": "predict"}, measured(1e-3, processes=1), followed([growth] * 5))
         results = dataclasses.replace(synthetic_results(example="memory"), cases=(case,), baseline=None)
@@ -119,3 +120,10 @@ def test_the_memory_history_gives_each_release_its_growth_and_a_dash_where_a_loo
     found = history_tables.growth_table(history, "memory", {"predict": "loop", "fit": "absent"})
     rows = [line for line in found.splitlines() if line.startswith("| 2.")]
     assert "no growth" in rows[0] and "+48.8" in rows[1] and rows[1].rstrip(" |").endswith("—")
+    # The same loop on one release, in the words the page's prose reads it with.
+    context = directives.Context({"cpu": {}, "gpu": {}}, tmp_path, None, "memory-startup.md", history={"cpu": history})
+    on_2_16 = history_directives.history_growth_on(context, "memory", "loop", "2.16")
+    assert on_2_16.startswith("grows 48.8") and "no growth" in history_directives.history_growth_on(
+        context, "memory", "loop", "2.15")
+    with pytest.raises(directives.DirectiveError, match="not measured on 2.14"):
+        history_directives.history_growth_on(context, "memory", "loop", "2.14")

@@ -81,6 +81,25 @@ def trend(history: list[ReleaseResults], example: str, case: str) -> list[TrendP
     return points
 
 
+def sitting_trends(history: list[ReleaseResults], example: str, case: str) -> list[list[TrendPoint]]:
+    """Where every release measured the case in several sittings (``tfspeedlab pool``): per sitting,
+    its time on each release from that sitting's processes alone (no interval: one or two processes
+    each). Empty where any release has one sitting: then the pooled trend is the whole story."""
+    per_sitting: list[list[TrendPoint]] = []
+    for release, result in measured(history, example, case):
+        results = next(item.results[example] for item in history if item.release == release)
+        counts = results.environment.get("sitting_runs")
+        if not counts or len(counts) < 2:
+            return []
+        starts = np.cumsum([0, *counts])
+        for index, (start, stop) in enumerate(zip(starts, starts[1:])):
+            if index == len(per_sitting):
+                per_sitting.append([])
+            time_s = intervals.estimate_s(result.runs[start:stop])
+            per_sitting[index].append(TrendPoint(release, time_s, time_s, time_s))
+    return per_sitting
+
+
 def cpu_of(history: list[ReleaseResults], example: str, release: Release) -> str | None:
     item = next((item for item in history if item.release == release), None)
     results = item.results.get(example) if item else None
@@ -123,12 +142,16 @@ class DifferentMachines(NotInResults):
 # The case parameters a history example names its workload and mode with, unless its layout is a
 # grid (whose columns and rows then say which).
 WORKLOAD_PARAMETER, MODE_PARAMETER = "workload", "mode"
+# The parameter marking a case an example re-measures on every release (``tfspeedlab history
+# --only in_history=True``), and the one trend group such cases form where no workload is named.
+HISTORY_PARAMETER, HISTORY_GROUP = "in_history", "re-measured on every release"
 
 
 def workload_groups(history: list[ReleaseResults], example: str) -> dict[str, dict[str, str]]:
     """Per workload (a grid's column parameter, else the ``workload`` parameter), its cases by
     mode (the grid's row parameter, else ``mode``). An example whose cases name no workload and
-    mode (memory, start-up) has no time trends: its own tables read its history."""
+    mode (memory, start-up) has one group, ``HISTORY_GROUP``: the cases it re-measures on every
+    release (``in_history``), each named by its label."""
     newest = next((item.results[example] for item in reversed(history) if example in item.results), None)
     if newest is None:
         return {}
@@ -140,6 +163,11 @@ def workload_groups(history: list[ReleaseResults], example: str) -> dict[str, di
         for case in results.cases if results else ():
             if columns in case.params and rows in case.params:
                 groups.setdefault(str(case.params[columns]), {})[str(case.params[rows])] = case.label
+    if not groups:
+        marked = {case.label for item in history if example in item.results
+                  for case in item.results[example].cases if case.params.get(HISTORY_PARAMETER) is True}
+        in_history = {label: label for label in case_labels(history, example) if label in marked}
+        return {HISTORY_GROUP: in_history} if in_history else {}
     order = [str(case.params[columns]) for case in newest.cases if columns in case.params]
     return {name: groups[name] for name in sorted(groups, key=lambda name: (order + [name]).index(name))}
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +45,12 @@ class Growth:
         return self.per_call.value * self.calls
 
 
+def later_half(parts: Sequence[float]) -> Sequence[float]:
+    """The parts a loop's "second half" reads: from the middle part on (the middle one included
+    where the count is odd), so that a loop followed in five parts is judged on its last three."""
+    return parts[len(parts) // 2:]
+
+
 def growth(case: CaseResult) -> Growth:
     """The case's growth from each of its processes' parts; NotInResults for a case that followed
     no memory (or was followed in fewer than two parts)."""
@@ -54,7 +61,7 @@ def growth(case: CaseResult) -> Growth:
              for metrics in processes]
     if min(len(found) for found in parts) < 2:
         raise NotInResults(f"case {case.label!r}: memory followed in fewer than two parts")
-    late = [found[len(found) // 2:] for found in parts]
+    late = [later_half(found) for found in parts]
     return Growth(
         per_call=mean_interval([value for found in parts for value in found]),
         late_per_call=mean_interval([value for found in late for value in found]),
@@ -97,7 +104,7 @@ class FollowedMemory:
 
     @property
     def late_per_call(self) -> Estimate:
-        return mean_interval(list(self.parts_per_call[len(self.parts_per_call) // 2:]))
+        return mean_interval(list(later_half(self.parts_per_call)))
 
 
 def followed_to_json(memory: FollowedMemory | None) -> dict[str, Any] | None:

@@ -300,12 +300,15 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
         for axes, column in zip(panels[:, 0], column_values):
             present = [row for row in row_values if (row, column) in cells]
             times = [cells[(row, column)].measurement.per_call_s for row in present]
-            unit_name, scale = select_unit(min(times))
+            # One unit per panel, for its axis and its bars' labels alike: the longest bar's, so
+            # that no label reads "1.2 ms" on an axis counted in µs.
+            unit = select_unit(max(times))
+            unit_name, scale = unit
             positions = list(range(len(present))[::-1])
             colours = [theme.bars[0] if row == baseline else theme.bars[1] for row in present]
             axes.barh(positions, [m / scale for m in times], color=colours, height=0.65)
             for position, time in zip(positions, times):
-                axes.annotate(format_time(time), (time / scale, position), xytext=(4, 0),
+                axes.annotate(format_time(time, unit), (time / scale, position), xytext=(4, 0),
                               textcoords="offset points", va="center")
             axes.set_yticks(positions, present)
             axes.set_xlim(right=max(times) / scale * 1.45)

@@ -22,13 +22,40 @@ from tfspeedlab.units import select_unit
 
 # A line whose slowest release is this many times its fastest gets a log axis.
 LOG_SPREAD = 8.0
+# The longest line of a legend entry in one column (a chart's width at its text size).
+LEGEND_CHARS = 56
 
+
+
+# How a line of one sitting is named: a chart of several sittings draws each apart.
+SITTING_SEPARATOR = " · sitting "
+SITTING_LINE = "{mode}" + SITTING_SEPARATOR + "{number}"
+SITTING_STYLES = ("-", "--", ":")
 
 
 def trend_series(history: list[ReleaseResults], example: str, workload: str) -> dict[str, list[trends.TrendPoint]]:
-    """Each mode of ``workload`` (named as tables name it) and its points, oldest release first."""
+    """Each mode of ``workload`` (named as tables name it) and its points, oldest release first. The
+    cases an example re-measures on every release, where each release was measured in several
+    sittings, get a line per sitting instead: a machine that sped up during one sitting then shows
+    as one line stepping while the other stays flat, not as a change of the releases."""
+    group = trends.workload_groups(history, example)[workload]
+    if workload == trends.HISTORY_GROUP:
+        by_sitting = {mode: trends.sitting_trends(history, example, label) for mode, label in group.items()}
+        if all(by_sitting.values()):
+            return {SITTING_LINE.format(mode=mode, number=number): points
+                    for mode, sittings in by_sitting.items()
+                    for number, points in enumerate(sittings, start=1)}
     return {trends.mode_label(history, example, label, mode): trends.trend(history, example, label)
-            for mode, label in trends.workload_groups(history, example)[workload].items()}
+            for mode, label in group.items()}
+
+
+def _line_style(index: int, name: str, modes: list[str], theme) -> tuple[str, str]:
+    """A line's colour and dash: one colour per mode, one dash per sitting where lines are sittings."""
+    mode, _, sitting = name.rpartition(SITTING_SEPARATOR)
+    if mode and sitting.isdigit():
+        return (theme.lines[modes.index(mode) % len(theme.lines)],
+                SITTING_STYLES[(int(sitting) - 1) % len(SITTING_STYLES)])
+    return theme.lines[index % len(theme.lines)], "-"
 
 
 def trend_svg(series: dict[str, list[trends.TrendPoint]], releases: list[Release], example: str, workload: str,
@@ -41,19 +68,27 @@ def trend_svg(series: dict[str, list[trends.TrendPoint]], releases: list[Release
     # The unit of the middle of the range (geometric): "50000 µs" ticks read badly.
     unit_name, scale = select_unit((min(estimates) * max(estimates)) ** 0.5)
     log_scale = max(estimates) / min(estimates) >= LOG_SPREAD
-    caption = f"{example} · 10th percentile of all blocks · bars: 95% interval"
+    sittings = any(SITTING_SEPARATOR in name for name in series)
+    caption = (f"{example} · each sitting's 10th percentile of its blocks · no interval: one process per sitting"
+               if sittings else f"{example} · 10th percentile of all blocks · bars: 95% interval")
     caption_lines = wrap_at_separators(caption)
+    # Two legend columns of short names; one where a name is long (a second column would run off).
+    columns = 2 if max(len(name) for name in series) <= 32 else 1
+    # A long name is broken between its parts (" · "), so that a sitting's number stays in view.
+    legend_names = {name: "\n".join(wrap_at_separators(name, width=LEGEND_CHARS)) for name in series}
+    legend_lines = sum(label.count("\n") + 1 for label in legend_names.values())
     with _style(theme):
-        height = 3.4 + 0.25 * len(series) + LINE_IN * len(caption_lines)
+        height = 3.4 + (0.25 if columns == 2 else 0.3) * legend_lines + LINE_IN * len(caption_lines)
         figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, height), layout="constrained")
+        modes = list(dict.fromkeys(name.rpartition(SITTING_SEPARATOR)[0] or name for name in series))
         for index, (mode, points) in enumerate(series.items()):
-            colour = theme.lines[index % len(theme.lines)]
+            colour, dash = _line_style(index, mode, modes, theme)
             xs = [positions[point.release] for point in points]
             ys = [point.estimate_s / scale for point in points]
             errors = [[(point.estimate_s - point.low_s) / scale for point in points],
                       [(point.high_s - point.estimate_s) / scale for point in points]]
-            axes.errorbar(xs, ys, yerr=errors, color=colour, marker="o", markersize=4, linewidth=1.6,
-                          capsize=2.5, label=mode)
+            axes.errorbar(xs, ys, yerr=errors, color=colour, linestyle=dash, marker="o", markersize=4,
+                          linewidth=1.6, capsize=2.5, label=legend_names[mode])
         switch = next((positions[r] for r in releases if (r.major, r.minor) >= KERAS_3_FROM), None)
         if switch is not None and switch > 0:
             axes.axvline(switch - 0.5, color=theme.text, linestyle=":", linewidth=1)
@@ -76,7 +111,7 @@ def trend_svg(series: dict[str, list[trends.TrendPoint]], releases: list[Release
         axes.set_xlabel("TensorFlow release")
         axes.grid(axis="y", color=theme.grid, linewidth=0.6)
         _open_frame(axes)
-        figure.legend(loc="outside upper left", ncols=2, frameon=False, labelcolor=theme.text,
+        figure.legend(loc="outside upper left", ncols=columns, frameon=False, labelcolor=theme.text,
                       title=workload, alignment="left", title_fontproperties={"size": 12.5})
         figure.text(0.01, 0.005, "\n".join(caption_lines), va="bottom", alpha=0.85, linespacing=1.2)
         caption_share = LINE_IN * len(caption_lines) / height + 0.01

@@ -16,8 +16,8 @@ from tfspeedlab.analysis import history as trends
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.wording import format_case_difference, format_change
 from tfspeedlab.results.history import ReleaseResults
-from tfspeedlab.results.schema import MissingCaseError
-from tfspeedlab.site import history_tables, markdown
+from tfspeedlab.results.schema import CaseResult, MissingCaseError
+from tfspeedlab.site import history_tables, markdown, memory_tables
 from tfspeedlab.site.charts import THEMES
 from tfspeedlab.site.directives.context import Context, Runner
 from tfspeedlab.site.directives.registry import directive
@@ -65,18 +65,28 @@ def _release(text: str) -> Release:
     return found[0]
 
 
+def _trend_images(context: Context, runner: str, history: list[ReleaseResults], example: str, workload: str) -> str:
+    groups = trends.workload_groups(history, example)
+    if workload not in groups:
+        raise DirectiveError(f"no workload {workload!r} in the {example} history; workloads: {list(groups)}")
+    return "\n\n".join(f"![{markdown.text(workload)}: time per call on every release ({theme})]"
+                        f"({context.relative(chart_uri(runner, example, workload, theme))}#only-{theme})"
+                        for theme in THEMES)
+
+
 @directive("history_trend", "Runner tabs: the workload's trend chart across releases and its table of times per release.")
 def history_trend(context: Context, example: str, workload: str) -> str:
     def render(runner: str, history: list[ReleaseResults]) -> str:
-        groups = trends.workload_groups(history, example)
-        if workload not in groups:
-            raise DirectiveError(f"no workload {workload!r} in the {example} history; workloads: {list(groups)}")
-        images = [f"![{markdown.text(workload)}: time per call on every release ({theme})]"
-                  f"({context.relative(chart_uri(runner, example, workload, theme))}#only-{theme})"
-                  for theme in THEMES]
-        return "\n\n".join([*images, history_tables.trend_table(history, example, workload)])
+        return "\n\n".join([_trend_images(context, runner, history, example, workload),
+                             history_tables.trend_table(history, example, workload)])
 
     return _history_tabs(context, render)
+
+
+@directive("history_chart", "Runner tabs: the workload's trend chart across releases alone (an example without "
+                            "workloads has one, ``re-measured on every release``: its history cases).")
+def history_chart(context: Context, example: str, workload: str) -> str:
+    return _history_tabs(context, lambda runner, history: _trend_images(context, runner, history, example, workload))
 
 
 @directive("history_changes", "Runner tabs: every material change between consecutive releases, largest first.")
@@ -124,14 +134,23 @@ def history_versus(context: Context, example: str, case: str, other: str, releas
     return format_case_difference(intervals.ratio(found[case], found[other]))
 
 
-@directive("history_time", "One case's time on one release, by the guide's estimator.")
-def history_time(context: Context, example: str, case: str, release: str, *, runner: Runner = "cpu") -> str:
-    history = _history(context, runner)
-    by_release = dict(trends.measured(history, example, case))
+def _on_release(context: Context, example: str, case: str, release: str, runner: Runner) -> CaseResult:
+    by_release = dict(trends.measured(_history(context, runner), example, case))
     wanted = _release(release)
     if wanted not in by_release:
         raise DirectiveError(f"{example} · {case!r} was not measured on {release}")
-    return format_time(intervals.estimate_s(by_release[wanted]))
+    return by_release[wanted]
+
+
+@directive("history_time", "One case's time on one release, by the guide's estimator.")
+def history_time(context: Context, example: str, case: str, release: str, *, runner: Runner = "cpu") -> str:
+    return format_time(intervals.estimate_s(_on_release(context, example, case, release, runner)))
+
+
+@directive("history_growth_on", "One loop's resident-memory growth per call on one release, in words, as "
+                                 "``growth`` gives it for the main results.")
+def history_growth_on(context: Context, example: str, case: str, release: str, *, runner: Runner = "cpu") -> str:
+    return memory_tables.growth_phrase(_on_release(context, example, case, release, runner))
 
 
 @directive("history_version", "The version of a package (tensorflow, keras, tf_keras, numpy) a release's "
