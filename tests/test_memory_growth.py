@@ -85,6 +85,8 @@ def test_growth_words_follow_the_interval():
     assert format_growth(Estimate(10, -200, 300), per="model") == (
         "no growth (−200\u00a0B to 300\u00a0B per\u00a0model, within 1.00\u00a0KiB of none)")
     assert format_growth(Estimate(100, -3000, 5000)) == "no clear growth (−2.93\u00a0KiB to 4.88\u00a0KiB per\u00a0call)"
+    # Memory that never moved is said as such, not as an interval "0 B to 0 B".
+    assert format_growth(Estimate(0, 0, 0)) == "no growth (resident memory did not move in any reading)"
     assert growth_verdict(Estimate(-5000, -6000, -4000)) is Growth.SHRINKS
     # A clear growth smaller than the threshold is still a growth: the interval says so.
     assert growth_verdict(Estimate(300, 100, 500)) is Growth.GROWS

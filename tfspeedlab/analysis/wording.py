@@ -365,6 +365,9 @@ def format_growth(per_call: Estimate, per: str = "call") -> str:
         return (f"{found} {size} per{_NBSP}{per} "
                 f"[{format_bytes(abs(per_call.low if found is Growth.GROWS else per_call.high))}–"
                 f"{format_bytes(abs(per_call.high if found is Growth.GROWS else per_call.low))}]")
+    if found is Growth.NONE and per_call.low == per_call.high == 0:
+        # "0 B to 0 B" reads as a bug: say what it is.
+        return f"{found} (resident memory did not move in any reading)"
     span = f"{signed_bytes(per_call.low)} to {signed_bytes(per_call.high)} per{_NBSP}{per}"
     if found is Growth.NONE:
         # The interval itself, not only the tolerance: a reader weighs 80 B a call against 1 KiB.

@@ -87,8 +87,12 @@ def trend_svg(series: dict[str, list[trends.TrendPoint]], releases: list[Release
             ys = [point.estimate_s / scale for point in points]
             errors = [[(point.estimate_s - point.low_s) / scale for point in points],
                       [(point.high_s - point.estimate_s) / scale for point in points]]
-            axes.errorbar(xs, ys, yerr=errors, color=colour, linestyle=dash, marker="o", markersize=4,
-                          linewidth=1.6, capsize=2.5, label=legend_names[mode])
+            if any(point.low_s < point.high_s for point in points):
+                axes.errorbar(xs, ys, yerr=errors, color=colour, linestyle=dash, marker="o", markersize=4,
+                              linewidth=1.6, capsize=2.5, label=legend_names[mode])
+            else:  # a line without intervals (a sitting's): no whisker caps in its legend entry either
+                axes.plot(xs, ys, color=colour, linestyle=dash, marker="o", markersize=4, linewidth=1.6,
+                          label=legend_names[mode])
         switch = next((positions[r] for r in releases if (r.major, r.minor) >= KERAS_3_FROM), None)
         if switch is not None and switch > 0:
             axes.axvline(switch - 0.5, color=theme.text, linestyle=":", linewidth=1)
