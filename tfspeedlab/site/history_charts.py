@@ -58,6 +58,13 @@ def _line_style(index: int, name: str, modes: list[str], theme) -> tuple[str, st
     return theme.lines[index % len(theme.lines)], "-"
 
 
+def _legend_title(example: str, workload: str, sittings: bool) -> str:
+    """A workload names its own chart; the group of an example's history cases is named by the example."""
+    if workload != trends.HISTORY_GROUP:
+        return workload
+    return f"{example}, on every release" + (": a line per case and sitting" if sittings else "")
+
+
 def trend_svg(series: dict[str, list[trends.TrendPoint]], releases: list[Release], example: str, workload: str,
               theme_name: str) -> str:
     """Time per call of each mode of ``workload`` on every release, with 95% intervals; the
@@ -116,7 +123,8 @@ def trend_svg(series: dict[str, list[trends.TrendPoint]], releases: list[Release
         axes.grid(axis="y", color=theme.grid, linewidth=0.6)
         _open_frame(axes)
         figure.legend(loc="outside upper left", ncols=columns, frameon=False, labelcolor=theme.text,
-                      title=workload, alignment="left", title_fontproperties={"size": 12.5})
+                      title=_legend_title(example, workload, sittings), alignment="left",
+                      title_fontproperties={"size": 12.5})
         figure.text(0.01, 0.005, "\n".join(caption_lines), va="bottom", alpha=0.85, linespacing=1.2)
         caption_share = LINE_IN * len(caption_lines) / height + 0.01
         figure.get_layout_engine().set(rect=(0, caption_share, 1, 1 - caption_share))  # left, bottom, width, height

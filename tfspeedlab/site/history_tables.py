@@ -92,7 +92,7 @@ def sittings_table(history: list[ReleaseResults], example: str) -> Markdown:
         return Markdown(italic("Every release was measured in one sitting."))
     rows = [[shift.release.name, f"{shift.differing} of {shift.cases}", time_change(shift.median_change)]
             for shift in shifts]
-    return table(["Release", "Cases that differ between the passes", "Second pass against the first (median)"], rows)
+    return table(["Release", "Cases that differ between the passes", "Second pass against the first (median over its cases)"], rows)
 
 
 def growth_table(history: list[ReleaseResults], example: str, labels: dict[str, str]) -> Markdown:
