@@ -99,8 +99,11 @@ def test_growth_words_follow_the_interval():
     (Estimate(5e3, 4e3, 6e3), Estimate(1e3, -1e3, 3e3), "levels off"),  # the second half clearly slower
     (Estimate(5e3, 1e3, 9e3), Estimate(2e3, -1e3, 8e3), "whether it levels off is unclear from its second half"),
     (Estimate(100, -500, 700), Estimate(100, -500, 700), ""),
+    # Memory given back early hides a steady growth from the whole loop's line: its second half says it.
+    (Estimate(-4e4, -1.5e5, 5e4), Estimate(1.8e4, 1.4e4, 2.2e4),
+     "but its second half grows 17.6\u00a0KiB per\u00a0call [13.7\u00a0KiB–21.5\u00a0KiB]"),
 ])
-def test_levelling_off_is_said_only_of_a_loop_that_grew(whole, late, expected):
+def test_levelling_off_is_said_only_of_a_loop_that_grew_or_grows_later(whole, late, expected):
     assert format_levelling(whole, late) == expected
 
 

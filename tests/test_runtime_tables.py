@@ -127,3 +127,16 @@ def test_the_memory_history_gives_each_release_its_growth_and_a_dash_where_a_loo
         context, "memory", "loop", "2.15")
     with pytest.raises(directives.DirectiveError, match="not measured on 2.14"):
         history_directives.history_growth_on(context, "memory", "loop", "2.14")
+
+
+def test_the_memory_history_second_half_shows_a_growth_the_whole_loop_hides(tmp_path):
+    # Memory given back in the first part, then kept: the whole loop is unclear, its second half grows.
+    parts = [-300e3, -310e3, 20e3, 21e3, 19e3]
+    case = CaseResult("loop", {"call": "predict"}, measured(1e-3, processes=1), followed(parts))
+    results = dataclasses.replace(synthetic_results(example="memory"), cases=(case,), baseline=None)
+    history = [ReleaseResults(Release(2, 21), {"memory": results}, {"keras": "3.13"})]
+    whole = history_tables.growth_table(history, "memory", {"predict": "loop"})
+    late = history_tables.growth_table(history, "memory", {"predict": "loop"}, second_half=True)
+    assert "no clear growth" in whole and "+19.5\u00a0KiB" in late
+    context = directives.Context({"cpu": {}, "gpu": {}}, tmp_path, None, "memory-startup.md", history={"cpu": history})
+    assert "but its second half grows 19.5\u00a0KiB" in history_directives.history_growth_on(context, "memory", "loop", "2.21")

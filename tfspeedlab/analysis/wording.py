@@ -379,13 +379,15 @@ def format_growth(per_call: Estimate, per: str = "call") -> str:
 LEVELLING_UNCLEAR = "whether it levels off is unclear from its second half"
 
 
-def format_levelling(whole: Estimate, late: Estimate) -> str:
-    """Whether a growing loop goes on growing: ``keeps growing`` (its later half clearly grows too),
-    ``levels off`` (its later half does not grow, shrinks, or grows clearly slower than the whole
-    loop), ``LEVELLING_UNCLEAR`` otherwise; nothing for a loop that does not clearly grow at all."""
-    if growth_verdict(whole) is not Growth.GROWS:
-        return ""
+def format_levelling(whole: Estimate, late: Estimate, per: str = "call") -> str:
+    """Whether a loop goes on growing. For a growing loop: ``keeps growing`` (its later half clearly
+    grows too), ``levels off`` (its later half does not grow, shrinks, or grows clearly slower than
+    the whole loop), ``LEVELLING_UNCLEAR`` otherwise. For a loop that does not clearly grow as a whole
+    but whose later half does (memory given back early, then kept): ``but its second half grows …``,
+    since that steady growth is what a longer loop would pay; nothing otherwise."""
     late_verdict = growth_verdict(late)
+    if growth_verdict(whole) is not Growth.GROWS:
+        return f"but its second half {format_growth(late, per)}" if late_verdict is Growth.GROWS else ""
     if late_verdict is Growth.GROWS:
         return "keeps growing"
     if late_verdict in (Growth.NONE, Growth.SHRINKS) or late.high < whole.low:

@@ -95,9 +95,11 @@ def sittings_table(history: list[ReleaseResults], example: str) -> Markdown:
     return table(["Release", "Cases that differ between the passes", "Second pass against the first (median over its cases)"], rows)
 
 
-def growth_table(history: list[ReleaseResults], example: str, labels: dict[str, str]) -> Markdown:
+def growth_table(history: list[ReleaseResults], example: str, labels: dict[str, str],
+                 second_half: bool = False) -> Markdown:
     """Releases × loops (``labels``: column → case label): each cell the loop's resident-memory growth
-    per call on that release, in the wording module's words, with its interval."""
+    per call on that release, in the wording module's words, with its interval; over the whole
+    followed loop, or over its ``second_half`` (the steady rate, after what a loop gives back early)."""
     rows = []
     for item in history:
         results = item.results.get(example)
@@ -107,7 +109,8 @@ def growth_table(history: list[ReleaseResults], example: str, labels: dict[str, 
         cells = []
         for label in labels.values():
             try:
-                cells.append(growth_cell(memory_growth.growth(results.case(label)).per_call))
+                found = memory_growth.growth(results.case(label))
+                cells.append(growth_cell(found.late_per_call if second_half else found.per_call))
             except NotInResults:
                 cells.append("—")
         rows.append([item.release.name, code(keras) if keras else "—", *cells])

@@ -25,8 +25,9 @@ def per_what(case: CaseResult) -> str:
 def growth_phrase(case: CaseResult) -> str:
     """The case's growth per call in words, and whether it levels off."""
     found = growth(case)
-    levelling = format_levelling(found.per_call, found.late_per_call)
-    return format_growth(found.per_call, per_what(case)) + (f"; {levelling}" if levelling else "")
+    per = per_what(case)
+    levelling = format_levelling(found.per_call, found.late_per_call, per)
+    return format_growth(found.per_call, per) + (f"; {levelling}" if levelling else "")
 
 
 def growth_table(results: ResultsFile) -> Markdown:

@@ -198,3 +198,11 @@ def history_times(context: Context, example: str, *cases: str) -> str:
 def history_growth(context: Context, example: str, *cases: str) -> str:
     columns = _columns(cases)
     return _history_tabs(context, lambda runner, history: history_tables.growth_table(history, example, columns))
+
+
+@directive("history_late_growth", "As ``history_growth``, over each loop's second half: the steady rate, after "
+                                  "what a loop gives back early.")
+def history_late_growth(context: Context, example: str, *cases: str) -> str:
+    columns = _columns(cases)
+    return _history_tabs(context, lambda runner, history: history_tables.growth_table(history, example, columns,
+                                                                                      second_half=True))
