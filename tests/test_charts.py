@@ -192,3 +192,49 @@ def test_a_sweep_of_many_values_labels_only_as_many_ticks_as_fit():
     found = set(texts(views.chart_svg(with_cases(Sweep("n_ops"), cases), "light")))
     labelled = [n for n in swept if str(n) in found]
     assert labelled[0] == swept[0] and 4 <= len(labelled) <= 7
+
+
+# ------------------------------------------------------------ a grid too large for panels
+
+
+def large_grid_results():
+    """Twelve settings × six workloads (72 bars): one 2× faster, one 3× slower, the rest the same."""
+    settings = ["default", "pinned", "slow", *(f"setting {n}" for n in range(9))]
+    factor = {"pinned": 0.5, "slow": 3.0}
+    # Three processes a case, as the harness runs them: one process gives no interval between processes.
+    cases = [CaseResult(f"{setting} · w{n}", {"setting": setting, "workload": f"w{n}"},
+                        tuple(measured(1e-3 * factor.get(setting, 1.0)) for _ in range(3)))
+             for setting in settings for n in range(6)]
+    return with_cases(Grid(rows="setting", columns="workload", baseline="default"), cases,
+                      title="CPU settings grid")
+
+
+def test_a_grid_too_large_for_panels_is_drawn_as_a_matrix_of_speed_ups():
+    from tfspeedlab.site import matrix_charts
+    results = large_grid_results()
+    assert matrix_charts.uses_matrix(results) and not matrix_charts.uses_matrix(grid_results())
+    rows, columns, speedups, clear = matrix_charts.speedup_cells(results)
+    assert "default" not in rows and len(columns) == 6
+    assert speedups[rows.index("pinned")].round(2).tolist() == [2.0] * 6
+    assert clear[rows.index("pinned")].all() and clear[rows.index("slow")].all()
+    assert not clear[rows.index("setting 0")].any()  # the same time: never coloured as a change
+    # The scale reaches the furthest clear cell, and reads in the guide's words.
+    assert matrix_charts.scale_end(speedups[clear]) == 3.0
+    assert list(matrix_charts.scale_marks(3.0).values()) == ["3× slower", "same", "3× faster"]
+    assert list(matrix_charts.scale_marks(8.0).values()) == ["8× slower", "2× slower", "same", "2× faster",
+                                                             "8× faster"]
+    for theme in ("light", "dark"):
+        svg = views.chart_svg(results, theme)
+        found = texts(svg)
+        assert "CPU settings grid" in found and "3× faster" in found and "pinned" in found
+        assert "no clear difference (95% interval)" in " ".join(" ".join(found).split())
+        assert smallest_text_on_a_phone(svg) >= 10.0
+        # A screen or two, not a panel per workload: under 800 pt tall.
+        assert float(re.search(r'<svg\b[^>]*\bheight="([\d.]+)pt"', svg)[1]) < 800
+    assert views.view_for(results).shows == "speed-up over default"
+
+
+def test_grid_panels_draw_each_times_interval_as_a_whisker():
+    svg = views.chart_svg(grid_results(), "light")
+    # Error bars are drawn as line collections beside the bars: one per panel.
+    assert svg.count('id="LineCollection_') >= 3

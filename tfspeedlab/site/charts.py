@@ -288,7 +288,8 @@ def host_layers_svg(results: ResultsFile, theme_name: str) -> str:
 
 
 def grid_svg(results: ResultsFile, theme_name: str) -> str:
-    """One panel per column value (e.g. per model), bars per row value (e.g. per mode)."""
+    """One panel per column value (e.g. per model), bars per row value (e.g. per mode), whiskers
+    across each time's 95% interval."""
     theme = THEMES[theme_name]
     grid = pivot(results)
     row_values, column_values, cells = grid.row_values, grid.column_values, grid.cells
@@ -300,18 +301,22 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
         for axes, column in zip(panels[:, 0], column_values):
             present = [row for row in row_values if (row, column) in cells]
             times = [cells[(row, column)].measurement.per_call_s for row in present]
+            spans = [_interval_s(cells[(row, column)]) for row in present]
             # One unit per panel, for its axis and its bars' labels alike: the longest bar's, so
             # that no label reads "1.2 ms" on an axis counted in µs.
             unit = select_unit(max(times))
             unit_name, scale = unit
             positions = list(range(len(present))[::-1])
             colours = [theme.bars[0] if row == baseline else theme.bars[1] for row in present]
-            axes.barh(positions, [m / scale for m in times], color=colours, height=0.65)
-            for position, time in zip(positions, times):
-                axes.annotate(format_time(time, unit), (time / scale, position), xytext=(4, 0),
+            axes.barh(positions, [m / scale for m in times], color=colours, height=0.65,
+                      xerr=[[max(time - low, 0.0) / scale for time, (low, _) in zip(times, spans)],
+                            [max(high - time, 0.0) / scale for time, (_, high) in zip(times, spans)]],
+                      error_kw={"ecolor": theme.text, "capsize": 3, "linewidth": 1.0})
+            for position, time, (_, high) in zip(positions, times, spans):
+                axes.annotate(format_time(time, unit), (max(high, time) / scale, position), xytext=(4, 0),
                               textcoords="offset points", va="center")
             axes.set_yticks(positions, present)
-            axes.set_xlim(right=max(times) / scale * 1.45)
+            axes.set_xlim(right=max(max(high, time) for time, (_, high) in zip(times, spans)) / scale * 1.45)
             _panel_title(axes, f"{column} — time per {per} ({unit_name})")
             axes.grid(axis="x", color=theme.grid, linewidth=0.6)
             _open_frame(axes)

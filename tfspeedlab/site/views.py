@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from tfspeedlab.analysis.memory_growth import followed_memory
 from tfspeedlab.results.schema import ResultsFile
-from tfspeedlab.site import charts, tables
+from tfspeedlab.site import charts, matrix_charts, tables
 from tfspeedlab.spec.layout import Grid, OpLayers, Sweep
 
 
@@ -19,14 +19,20 @@ class View:
 
 
 def view_for(results: ResultsFile) -> View:
-    """Lines for a sweep, panels for a grid or op layers, memory over calls for a followed loop, stacked
+    """Lines for a sweep, panels for a grid or op layers (a matrix of speed-ups for a grid too large for
+    panels), memory over calls for a followed loop, stacked
     host layers for a profiled file, else bars."""
     if isinstance(results.layout, Sweep):
         return View(tables.sweep_table, charts.sweep_svg)
     if isinstance(results.layout, OpLayers):
         return View(tables.op_layers_table, charts.op_layers_svg)
     if isinstance(results.layout, Grid):
-        return View(tables.grid_table, charts.split_grid_svg if results.layout.split else charts.grid_svg)
+        if results.layout.split:
+            return View(tables.grid_table, charts.split_grid_svg)
+        if matrix_charts.uses_matrix(results):
+            return View(tables.grid_table, matrix_charts.speedup_matrix_svg,
+                        f"speed-up over {results.layout.baseline}")
+        return View(tables.grid_table, charts.grid_svg)
     if followed_memory(results):
         return View(tables.cases_table, charts.memory_over_calls_svg, "resident memory over calls")
     if charts.has_host_layers(results):
