@@ -238,3 +238,14 @@ def test_grid_panels_draw_each_times_interval_as_a_whisker():
     svg = views.chart_svg(grid_results(), "light")
     # Error bars are drawn as line collections beside the bars: one per panel.
     assert svg.count('id="LineCollection_') >= 3
+
+
+def test_a_training_case_that_did_not_train_is_marked_on_its_bar():
+    base = synthetic_results()
+    trained, untrained = (replace(case, metrics={"weight_change": change})
+                          for case, change in zip(base.cases, (0.3, 0.0)))
+    svg = charts.time_per_call_svg(replace(base, cases=(trained, untrained)), "light")
+    assert any(text.endswith(f"· {charts.UNTRAINED_MARK}") for text in texts(svg))
+    # Only where the baseline moved its weights: two cases that both stood still are not marked.
+    still = replace(trained, metrics={"weight_change": 0.0})
+    assert charts.UNTRAINED_MARK not in charts.time_per_call_svg(replace(base, cases=(still, untrained)), "light")

@@ -57,6 +57,14 @@ def rows(results: ResultsFile) -> list[Row]:
     return built
 
 
+def untrained_cases(results: ResultsFile) -> set[str]:
+    """The labels of the training cases that did not train while the baseline did."""
+    if results.baseline is None:
+        return set()
+    baseline = results.case(results.baseline)
+    return {case.label for case in results.cases if case.label != results.baseline and _did_not_train(case, baseline)}
+
+
 def _did_not_train(case, baseline) -> bool:
     """Whether a training case left its weights where they started while the baseline moved them."""
     return case.metrics.get("weight_change") == 0 and bool(baseline.metrics.get("weight_change"))

@@ -13,7 +13,7 @@ matplotlib.use("Agg")  # no display on CI machines or docs builders
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 
-from tfspeedlab.analysis import intervals, memory_growth, op_layers, sweeps  # noqa: E402
+from tfspeedlab.analysis import intervals, memory_growth, op_layers, summary, sweeps  # noqa: E402
 from tfspeedlab.analysis.grid import pivot, pivots  # noqa: E402
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS  # noqa: E402
 from tfspeedlab.results.schema import ResultsFile  # noqa: E402
@@ -97,6 +97,10 @@ def _interval_s(case) -> tuple[float, float]:
     return found.low, found.high
 
 
+# Beside the time of a bar whose training case did not train.
+UNTRAINED_MARK = "did not train"
+
+
 def time_per_call_svg(results: ResultsFile, theme_name: str) -> str:
     """Horizontal bars of time per call, whiskers across its 95% interval."""
     theme = THEMES[theme_name]
@@ -113,11 +117,20 @@ def time_per_call_svg(results: ResultsFile, theme_name: str) -> str:
         lows = [max(time - low, 0.0) / scale for time, (low, _) in zip(times, spans)]
         highs = [max(high - time, 0.0) / scale for time, (_, high) in zip(times, spans)]
         colours = [theme.bars[i % len(theme.bars)] for i in range(len(cases))]
-        axes.barh(list(positions), [t / scale for t in times], color=colours, height=0.6,
-                  xerr=[lows, highs], error_kw={"ecolor": theme.text, "capsize": 4, "linewidth": 1.2})
+        # A training case that left its weights where they were is fast because it did nothing:
+        # its bar is hatched and says so, as its table row does.
+        untrained = summary.untrained_cases(results)
+        bars = axes.barh(list(positions), [t / scale for t in times], color=colours, height=0.6,
+                         xerr=[lows, highs], error_kw={"ecolor": theme.text, "capsize": 4, "linewidth": 1.2})
+        for bar, case in zip(bars, cases):
+            if case.label in untrained:
+                bar.set_hatch("///")
+                bar.set_edgecolor(theme.text)
+                bar.set_alpha(0.5)
         axes.set_yticks(list(positions), [_wrapped_label(case.label) for case in cases])
-        for position, time, (_, high) in zip(positions, times, spans):
-            axes.annotate(format_time(time), (max(high, time) / scale, position),
+        for position, time, (_, high), case in zip(positions, times, spans, cases):
+            axes.annotate(format_time(time) + (f" · {UNTRAINED_MARK}" if case.label in untrained else ""),
+                          (max(high, time) / scale, position),
                           xytext=(6, 0), textcoords="offset points", va="center", ha="left", color=theme.text)
         axes.set_xlim(right=axes.get_xlim()[1] * 1.4)  # room for the values
         # Three short lines: the axes are narrower than the figure where the case labels are long,
