@@ -58,3 +58,11 @@ def _version(distribution):
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:
         return None
+
+
+@pytest.mark.parametrize("setting, expected", [("0", False), ("1", True)])
+def test_the_environment_records_whether_onednn_was_on_as_tensorflow_decided(monkeypatch, setting, expected):
+    monkeypatch.setenv("TF_ENABLE_ONEDNN_OPTS", setting)
+    code = ("import json, tensorflow as tf; from tfspeedlab.run import machine; "
+            "print(json.dumps(machine.capture('cpu')['onednn']))")
+    assert _printed_json(code) is expected

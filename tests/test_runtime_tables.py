@@ -11,7 +11,7 @@ from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import CaseResult
 from tfspeedlab.site import directives, history_tables, settings_tables
 from tfspeedlab.site.directives import history as history_directives
-from tfspeedlab.site.tables import threads_in_force
+from tfspeedlab.site.tables import onednn_in_force, threads_in_force
 from tfspeedlab.site.whole_intervals import keep_intervals_whole
 from tfspeedlab.spec.layout import Grid
 from tfspeedlab.spec.releases import Release
@@ -102,6 +102,13 @@ def test_the_environment_table_names_the_thread_settings_in_force():
     assert threads_in_force({"inter_op_threads": 0, "intra_op_threads": 2, "usable_cores": 1}) == \
         "inter-op default, intra-op 2; 1 usable core"
     assert threads_in_force({"inter_op_threads": 1, "intra_op_threads": 0}) == "inter-op 1, intra-op default"
+
+
+def test_the_environment_table_says_whether_onednn_was_on_or_that_it_was_not_recorded():
+    assert onednn_in_force({"onednn": True}) == "oneDNN on"
+    assert onednn_in_force({"onednn": False}) == "oneDNN off"
+    assert onednn_in_force({}) == "oneDNN not recorded"  # files from before the field existed
+
 
 
 def followed(parts):

@@ -57,6 +57,9 @@ def capture(runner: str | None = None) -> dict[str, Any]:
         # above is what actually runs them.
         "cuda_build": build.get("cuda_version") if gpus else None,
         "cudnn_build": build.get("cudnn_version") if gpus else None,
+        # Whether TensorFlow runs its oneDNN operations: its own decision (the CPU's default, or
+        # TF_ENABLE_ONEDNN_OPTS), which moves some kernels' times; None where it cannot say.
+        "onednn": onednn_enabled() if tf else None,
         "tf_variables": tf_variables(),
         "git_commit": git_commit(),
         "git_dirty": git_dirty(),
@@ -66,6 +69,16 @@ def capture(runner: str | None = None) -> dict[str, Any]:
 
 def tf_variables() -> dict[str, str]:
     return {name: os.environ[name] for name in _TF_VARIABLES if name in os.environ}
+
+
+def onednn_enabled() -> bool | None:
+    """TensorFlow's own answer to whether oneDNN is on in this process (the flag it prints its
+    start-up line from); None where this TensorFlow does not expose it."""
+    try:
+        from tensorflow.python.util import _pywrap_util_port
+        return bool(_pywrap_util_port.IsMklEnabled())
+    except (ImportError, AttributeError):
+        return None
 
 
 def _import_tensorflow() -> Any:

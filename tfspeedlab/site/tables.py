@@ -232,10 +232,10 @@ def environment_table(all_results: list[ResultsFile]) -> Markdown:
             code((env["git_commit"] or "unknown")[:7]), hardware,
             f"TF {env['tensorflow']}, {_keras(env)}, Python {env['python']}, "
             f"{'quick' if results.quick else 'full'} run",
-            threads_in_force(env),
+            f"{threads_in_force(env)}; {onednn_in_force(env)}",
             _freshness(provenance.freshness(results)),
         ])
-    header = ("Example", "Measured (UTC)", "Commit", "Hardware", "Software, run", "Threads", "Up to date?")
+    header = ("Example", "Measured (UTC)", "Commit", "Hardware", "Software, run", "Threads, oneDNN", "Up to date?")
     return table(header, body, [LEFT] * len(header))
 
 
@@ -248,6 +248,13 @@ def threads_in_force(environment) -> str:
     cores = environment.get("usable_cores")
     return (f"inter-op {setting('inter_op_threads')}, intra-op {setting('intra_op_threads')}"
             + (f"; {cores} usable core{'s' if cores != 1 else ''}" if cores is not None else ""))
+
+
+def onednn_in_force(environment) -> str:
+    """``oneDNN on``, ``oneDNN off``, or ``oneDNN not recorded`` (files measured before the
+    environment recorded it, or a TensorFlow that does not say)."""
+    found = environment.get("onednn")
+    return "oneDNN not recorded" if found is None else f"oneDNN {'on' if found else 'off'}"
 
 
 def _keras(environment) -> str:
