@@ -1,4 +1,4 @@
-# The TF2 recipe from docs/tf1-vs-tf2.md, fed from a tf.data pipeline; needs only TensorFlow.
+# The TF2 recipe of docs/tf1-vs-tf2.md, fed from tf.data (TensorFlow only).
 # Run: python snippets/tf2_recipe_dataset.py
 
 import numpy as np
@@ -7,8 +7,13 @@ import tensorflow as tf
 steps_per_call = 10
 features = np.random.randn(640, 400, 16).astype("float32")
 labels = np.random.randint(0, 2, (640, 1)).astype("float32")
-dataset = (tf.data.Dataset.from_tensor_slices((features, labels))
-           .shuffle(640).batch(32, drop_remainder=True).repeat().prefetch(tf.data.AUTOTUNE))
+dataset = (
+    tf.data.Dataset.from_tensor_slices((features, labels))
+    .shuffle(640)
+    .batch(32, drop_remainder=True)
+    .repeat()
+    .prefetch(tf.data.AUTOTUNE)
+)
 
 ipt = tf.keras.Input((400, 16))
 x = tf.keras.layers.Conv1D(128, 400, strides=4, padding="same")(ipt)
@@ -36,7 +41,8 @@ def train_steps(iterator):
     return loss
 
 
-iterator = iter(dataset)  # made once: the tf.function takes it as an argument, not a new one per call
+# Made once and passed in: a new iterator per call would restart the pipeline.
+iterator = iter(dataset)
 for call in range(2):
     loss = train_steps(iterator)
     steps_done = (call + 1) * steps_per_call
