@@ -144,3 +144,8 @@ def test_pool_joins_saved_diagnoses_when_no_results_file_sits_in_both(tmp_path, 
     committed = COMMITTED.reports["tracing"]
     assert pooled.diagnosis.processes == 2 * committed.diagnosis.processes
     assert len(pooled.environment["sittings"]) == len(committed.environment["sittings"]) + 1
+
+
+def test_a_pooled_budget_reads_to_the_tenth_of_a_second():
+    from tfspeedlab.analysis.diagnosis_report import _seconds
+    assert [_seconds(value) for value in (30.0, 68.4024, 176.9, 0.5)] == ["30", "68.4", "176.9", "0.5"]

@@ -94,7 +94,7 @@ def _findings(diagnosis: Diagnosis) -> list[str]:
             traces.append(f"{probe.python_number_traces} more for two other Python numbers")
         lines.append(f"Traces: {', '.join(traces)}")
     if diagnosis.budget_s is not None and diagnosis.elapsed_s is not None and diagnosis.tracing_s is not None:
-        lines.append(f"Time spent: {diagnosis.elapsed_s:.1f} s of the {diagnosis.budget_s:g} s budget "
+        lines.append(f"Time spent: {diagnosis.elapsed_s:.1f} s of the {_seconds(diagnosis.budget_s)} s budget "
                      f"({diagnosis.tracing_s:.1f} s of it tracing and compiling)")
     return lines
 
@@ -155,6 +155,11 @@ def _start_and_memory(diagnosis: ModelDiagnosis) -> str:
     if diagnosis.memory is not None:
         lines.append(memory_line(diagnosis.memory, "predict calls"))
     return _wrapped(lines)
+
+
+def _seconds(value: float) -> str:
+    """A budget in seconds at most to the tenth: pooled sittings add budgets up to 68.4024 s."""
+    return f"{value:.1f}".rstrip("0").rstrip(".")
 
 
 def memory_line(memory: FollowedMemory, calls: str) -> str:
