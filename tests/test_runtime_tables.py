@@ -108,6 +108,11 @@ def test_the_environment_table_says_whether_onednn_was_on_or_that_it_was_not_rec
     assert onednn_in_force({"onednn": True}) == "oneDNN on"
     assert onednn_in_force({"onednn": False}) == "oneDNN off"
     assert onednn_in_force({}) == "oneDNN not recorded"  # files from before the field existed
+    # A grid whose default row's processes recorded it (the CPU settings) says what they recorded.
+    times = {("default", "a"): 1e-3, ("oneDNN off", "a"): 1e-3}
+    recorded = {("default", "a"): {"onednn_opts": 1.0}, ("oneDNN off", "a"): {"onednn_opts": 0.0}}
+    assert onednn_in_force({}, grid_file(times, recorded)) == "oneDNN on (as its default row recorded)"
+    assert onednn_in_force({}, grid_file(times)) == "oneDNN not recorded"
 
 
 

@@ -309,12 +309,14 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
     baseline, per = grid.layout.baseline, grid.layout.time_per  # per: what one timed call is
     with _style(theme):
         height = (0.3 * len(row_values) * len(column_values) + 0.7 * len(column_values) + TITLE_BAND_IN
-                  + _caption_in(results))
+                  + 2 * LINE_IN + _caption_in(results))
         figure, panels = plt.subplots(len(column_values), 1, figsize=(FIGURE_WIDTH_IN, height), squeeze=False)
         for axes, column in zip(panels[:, 0], column_values):
             present = [row for row in row_values if (row, column) in cells]
             times = [cells[(row, column)].measurement.per_call_s for row in present]
-            spans = [_interval_s(cells[(row, column)]) for row in present]
+            # One process gives no interval a verdict stands on (its table says "no verdict"): no whisker.
+            spans = [_interval_s(cells[(row, column)]) if len(intervals.runs_of(cells[(row, column)])) > 1
+                     else (math.nan, math.nan) for row, time in zip(present, times)]
             # One unit per panel, for its axis and its bars' labels alike: the longest bar's, so
             # that no label reads "1.2 ms" on an axis counted in µs.
             unit = select_unit(max(times))
@@ -322,14 +324,17 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
             positions = list(range(len(present))[::-1])
             colours = [theme.bars[0] if row == baseline else theme.bars[1] for row in present]
             axes.barh(positions, [m / scale for m in times], color=colours, height=0.65,
-                      xerr=[[max(time - low, 0.0) / scale for time, (low, _) in zip(times, spans)],
-                            [max(high - time, 0.0) / scale for time, (_, high) in zip(times, spans)]],
+                      xerr=[[max(time - low, 0.0) / scale if low == low else math.nan
+                             for time, (low, _) in zip(times, spans)],
+                            [max(high - time, 0.0) / scale if high == high else math.nan
+                             for time, (_, high) in zip(times, spans)]],
                       error_kw={"ecolor": theme.text, "capsize": 3, "linewidth": 1.0})
-            for position, time, (_, high) in zip(positions, times, spans):
-                axes.annotate(format_time(time, unit), (max(high, time) / scale, position), xytext=(4, 0),
+            reach = [time if math.isnan(high) else max(high, time) for time, (_, high) in zip(times, spans)]
+            for position, time, end in zip(positions, times, reach):
+                axes.annotate(format_time(time, unit), (end / scale, position), xytext=(4, 0),
                               textcoords="offset points", va="center")
             axes.set_yticks(positions, present)
-            axes.set_xlim(right=max(max(high, time) for time, (_, high) in zip(times, spans)) / scale * 1.45)
+            axes.set_xlim(right=max(reach) / scale * 1.45)
             _panel_title(axes, f"{column} — time per {per} ({unit_name})")
             axes.grid(axis="x", color=theme.grid, linewidth=0.6)
             _open_frame(axes)
@@ -337,7 +342,12 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
         # (a share of the height from the top) fell on the first panel's bars.
         band = TITLE_BAND_IN / figure.get_figheight()
         figure.suptitle(_title(results), x=0.01, y=1 - 0.3 * band, ha="left", va="top")
-        figure.tight_layout(rect=(0, _add_caption(figure, results), 1, 1 - band))
+        # What the whiskers are, once, above the caption: a time's interval within this run, not the
+        # (wider) interval of a speed-up that the table's verdicts read.
+        caption_share = _add_caption(figure, results)
+        figure.text(0.01, caption_share, "Whiskers: each time's 95% interval in this run\n"
+                    "(none: one process). Verdicts: the table's.", va="bottom", linespacing=1.2)
+        figure.tight_layout(rect=(0, caption_share + 2 * LINE_IN / figure.get_figheight(), 1, 1 - band))
         return _svg(figure)
 
 

@@ -14,7 +14,7 @@ from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS
 from tfspeedlab.results import provenance
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.results.timing import Timing
-from tfspeedlab.site import templating
+from tfspeedlab.site import settings_tables, templating
 from tfspeedlab.site.runners import machine_summary
 from tfspeedlab.site.markdown import (
     LEFT,
@@ -27,6 +27,7 @@ from tfspeedlab.site.markdown import (
     table,
     text,
 )
+from tfspeedlab.spec.layout import Grid
 from tfspeedlab.units import (
     format_bytes,
     format_ratio,
@@ -232,7 +233,7 @@ def environment_table(all_results: list[ResultsFile]) -> Markdown:
             code((env["git_commit"] or "unknown")[:7]), hardware,
             f"TF {env['tensorflow']}, {_keras(env)}, Python {env['python']}, "
             f"{'quick' if results.quick else 'full'} run",
-            f"{threads_in_force(env)}; {onednn_in_force(env)}",
+            f"{threads_in_force(env)}; {onednn_in_force(env, results)}",
             _freshness(provenance.freshness(results)),
         ])
     header = ("Example", "Measured (UTC)", "Commit", "Hardware", "Software, run", "Threads, oneDNN", "Up to date?")
@@ -250,11 +251,16 @@ def threads_in_force(environment) -> str:
             + (f"; {cores} usable core{'s' if cores != 1 else ''}" if cores is not None else ""))
 
 
-def onednn_in_force(environment) -> str:
-    """``oneDNN on``, ``oneDNN off``, or ``oneDNN not recorded`` (files measured before the
-    environment recorded it, or a TensorFlow that does not say)."""
+def onednn_in_force(environment, results: ResultsFile | None = None) -> str:
+    """``oneDNN on``, ``oneDNN off``, or ``oneDNN not recorded``: the environment's record, else, for
+    a grid whose baseline row's processes each recorded it (the CPU settings), theirs; files measured
+    before either was recorded say so."""
     found = environment.get("onednn")
-    return "oneDNN not recorded" if found is None else f"oneDNN {'on' if found else 'off'}"
+    if found is not None:
+        return f"oneDNN {'on' if found else 'off'}"
+    recorded = (settings_tables.onednn_default(results) if results is not None and isinstance(results.layout, Grid)
+                else "not recorded")
+    return "oneDNN not recorded" if recorded == "not recorded" else f"oneDNN {recorded} (as its default row recorded)"
 
 
 def _keras(environment) -> str:
