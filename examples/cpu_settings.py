@@ -30,6 +30,7 @@ import os
 import numpy as np
 
 import tfspeedlab
+from tfspeedlab.run.machine import onednn_enabled
 
 # Setting: (environment set before TensorFlow is imported, (inter-op, intra-op) threads, pinned to one core).
 SETTINGS = {
@@ -66,17 +67,6 @@ def apply(setting):
     tf.config.threading.set_intra_op_parallelism_threads(intra)
 
 
-def onednn_on():
-    """Whether TensorFlow runs its oneDNN operations in this process: its own decision (the CPU's
-    default, or TF_ENABLE_ONEDNN_OPTS), read where it prints the start-up line from; None where this
-    TensorFlow does not expose it."""
-    try:
-        from tensorflow.python.util import _pywrap_util_port
-    except ImportError:
-        return None
-    return bool(_pywrap_util_port.IsMklEnabled())
-
-
 def in_force():
     """What this process runs with: thread settings, usable cores and whether oneDNN is on."""
     import tensorflow as tf
@@ -84,7 +74,9 @@ def in_force():
     found = {"inter_op_threads": float(tf.config.threading.get_inter_op_parallelism_threads()),
              "intra_op_threads": float(tf.config.threading.get_intra_op_parallelism_threads()),
              "usable_cores": float(len(os.sched_getaffinity(0)))}
-    onednn = onednn_on()
+    # TensorFlow's own decision (the CPU's default, or TF_ENABLE_ONEDNN_OPTS), as every results
+    # file's environment records it for its parent process.
+    onednn = onednn_enabled()
     if onednn is not None:
         found["onednn_opts"] = float(onednn)
     return found

@@ -110,6 +110,11 @@ class Ratio:
     drift: float = 0.0
 
     @property
+    def one_process(self) -> bool:
+        """Timed in a single process on one side: no interval between processes, so no verdict."""
+        return self.processes is not None and self.processes < 2
+
+    @property
     def above_one(self) -> bool:
         return self.low > 1.0
 

@@ -35,13 +35,14 @@ def rows(results: ResultsFile) -> list[Row]:
     # Each time in its own unit, three significant figures: one unit for a whole
     # column (torch's Compare) printed "156864 µs" beside "30.6 µs", which reads worse.
     built = []
+    untrained = untrained_cases(results)
     for case in results.cases:
         m = case.measurement
         speedup = "—"
         if results.baseline is not None:
             if case.label == results.baseline:
                 speedup = BASELINE_CELL
-            elif _did_not_train(case, results.case(results.baseline)):
+            elif case.label in untrained:
                 speedup = DID_NOT_TRAIN
             else:
                 found = intervals.speedup(results, results.baseline, case.label)

@@ -142,16 +142,21 @@ def format_speedup(found: Ratio) -> str:
 
 def page_speedup(found: Ratio) -> str:
     """A speed-up as a page states it: ``format_speedup``, but nothing from a single process."""
-    if found.processes is not None and found.processes < 2:
+    if found.one_process:
         return ONE_PROCESS
     return format_speedup(found)
+
+
+def page_verdict(found: Ratio) -> Verdict:
+    """``verdict`` as a page takes it: never a difference from a single process."""
+    return Verdict.UNCLEAR if found.one_process else verdict(found)
 
 
 def speedup_figures(found: Ratio) -> str:
     """A speed-up's figures for a sentence that has already said its verdict (``{{ verdict }}``):
     ``page_speedup``, but an unclear one as its range alone, ``1.38× slower to 1.34× faster``,
     so the verdict is not said twice."""
-    if (found.processes is None or found.processes >= 2) and not (found.above_one or found.below_one):
+    if not found.one_process and not (found.above_one or found.below_one):
         return either_way(found.low, found.high)
     return page_speedup(found)
 
@@ -161,7 +166,7 @@ def format_time_ratio(found: Ratio) -> str:
     without the interval, which lies on one side of 1; ``no clear difference (1.08× slower to 1.03×
     faster)`` with it, so that the cell itself says how far a re-measure may move; nothing from a
     single process."""
-    if found.processes is not None and found.processes < 2:
+    if found.one_process:
         return ONE_PROCESS
     if found.high < 1:
         return f"{format_ratio(1 / found.value)}{_NBSP}{Verdict.FASTER}"
@@ -250,7 +255,7 @@ def number_with_interval(found: Estimate, digits: int = 2) -> str:
 def compared_with(speedup: Ratio) -> str:
     """A candidate against a reference, from the speed-up of the candidate: ``faster than``,
     ``slower than`` or ``not clearly different from`` (and no word from one process)."""
-    if speedup.processes is not None and speedup.processes < 2:
+    if speedup.one_process:
         return f"({ONE_PROCESS}) against"
     return {Verdict.FASTER: "faster than", Verdict.SLOWER: "slower than"}.get(verdict(speedup),
                                                                             "not clearly different from")

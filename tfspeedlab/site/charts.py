@@ -324,9 +324,10 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
             positions = list(range(len(present))[::-1])
             colours = [theme.bars[0] if row == baseline else theme.bars[1] for row in present]
             axes.barh(positions, [m / scale for m in times], color=colours, height=0.65,
-                      xerr=[[max(time - low, 0.0) / scale if low == low else math.nan
+                      # NaN draws no whisker (a one-process case's).
+                      xerr=[[math.nan if math.isnan(low) else max(time - low, 0.0) / scale
                              for time, (low, _) in zip(times, spans)],
-                            [max(high - time, 0.0) / scale if high == high else math.nan
+                            [math.nan if math.isnan(high) else max(high - time, 0.0) / scale
                              for time, (_, high) in zip(times, spans)]],
                       error_kw={"ecolor": theme.text, "capsize": 3, "linewidth": 1.0})
             reach = [time if math.isnan(high) else max(high, time) for time, (_, high) in zip(times, spans)]

@@ -47,7 +47,7 @@ def times_table(history: list[ReleaseResults], example: str, labels: dict[str, s
 
 def _change(found: intervals.Ratio) -> str:
     """A change across releases, in words; none from one process on either side (the guide's rule)."""
-    if found.processes is not None and found.processes < 2:
+    if found.one_process:
         return ONE_PROCESS
     return format_change(found)
 

@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.grid import pivot
-from tfspeedlab.analysis.wording import Verdict, verdict
+from tfspeedlab.analysis.wording import Verdict, page_verdict
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.site.charts import (
     FIGURE_WIDTH_IN,
@@ -63,8 +63,7 @@ def speedup_cells(results: ResultsFile) -> tuple[list, list, np.ndarray, np.ndar
                 continue
             found = intervals.ratio(reference, case)
             speedups[i, j] = found.value
-            # One process on either side gives no interval between processes: never a clear cell.
-            clear[i, j] = (found.processes is None or found.processes >= 2) and verdict(found) is not Verdict.UNCLEAR
+            clear[i, j] = page_verdict(found) is not Verdict.UNCLEAR
     return rows, list(grid.column_values), speedups, clear
 
 
@@ -73,14 +72,13 @@ def speedup_matrix_svg(results: ResultsFile, theme_name: str) -> str:
     (the theme's blue for faster, its orange for slower), hatched and uncoloured where unclear."""
     theme = THEMES[theme_name]
     rows, columns, speedups, clear = speedup_cells(results)
-    grid = pivot(results)
     scale = colors.LinearSegmentedColormap.from_list(
         "speed-up", [theme.bars[0], NEUTRAL[theme_name], theme.bars[1]])
     end = scale_end(speedups[clear])
     norm = colors.LogNorm(1 / end, end)
     column_labels_in = max(len(str(column)) for column in columns) * 0.5 * TEXT_PT / 72 + 0.2
     title_in = (_title(results).count("\n") + 1) * TITLE_PT * 1.3 / 72 + 0.15
-    top_in = title_in + len(_note(grid.layout.baseline)) * LINE_IN + 0.15
+    top_in = title_in + len(_note(results.layout.baseline)) * LINE_IN + 0.15
     scale_in = 0.12 + 2 * LINE_IN  # the colour scale and its marks
     with _style(theme):
         height = top_in + len(rows) * CELL_IN + column_labels_in + scale_in + _caption_in(results) + 0.1
@@ -102,7 +100,7 @@ def speedup_matrix_svg(results: ResultsFile, theme_name: str) -> str:
         for side in axes.spines.values():
             side.set_visible(False)
         figure.text(0.01, 1 - 0.1 / height, _title(results), va="top", ha="left", size=TITLE_PT)
-        figure.text(0.01, 1 - title_in / height, "\n".join(_note(grid.layout.baseline)), va="top", ha="left",
+        figure.text(0.01, 1 - title_in / height, "\n".join(_note(results.layout.baseline)), va="top", ha="left",
                     linespacing=1.2)
         bar_axes = figure.add_axes((0.08, caption_share + (2 * LINE_IN) / height, 0.84, 0.12 / height))
         bar = figure.colorbar(mesh, cax=bar_axes, orientation="horizontal")

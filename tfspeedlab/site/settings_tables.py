@@ -32,7 +32,7 @@ def settings_summary(results: ResultsFile) -> Markdown:
                 if row == baseline or (row, column) not in grid.cells:
                     continue
                 found = intervals.ratio(reference, grid.cells[(row, column)])
-                if found.processes is not None and found.processes < 2:
+                if found.one_process:
                     groups[Verdict.UNCLEAR].append(f"{text(row)} ({page_speedup(found)})")
                     continue
                 word = verdict(found)
