@@ -9,7 +9,7 @@ from tfspeedlab.analysis import op_layers
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS
 from tfspeedlab.results.schema import CaseResult
-from tfspeedlab.site import charts, views
+from tfspeedlab.site import charts, tables, views
 from tfspeedlab.spec.layout import Grid, OpLayers, Sweep
 from tfspeedlab.units import format_time
 from tfspeedlab.units import UNIT_SPACE
@@ -234,10 +234,18 @@ def test_a_grid_too_large_for_panels_is_drawn_as_a_matrix_of_speed_ups():
     assert views.view_for(results).shows == "speed-up over default"
 
 
-def test_grid_panels_draw_each_times_interval_as_a_whisker():
-    svg = views.chart_svg(grid_results(), "light")
-    # Error bars are drawn as line collections beside the bars: one per panel.
-    assert svg.count('id="LineCollection_') >= 3
+def test_grid_bars_carry_the_tables_verdict_beside_their_time():
+    one_process = grid_results()
+    several = replace(one_process, cases=tuple(replace(case, runs=(case.runs[0],) * 3) for case in one_process.cases))
+    found = [text.replace("\xa0", " ") for text in texts(views.chart_svg(several, "light"))]
+    # Graph against the eager baseline, as the table's cell words it; the baseline bar has its time alone.
+    assert "98.0 µs · 3.00× faster" in found and "294 µs" in found
+    table = tables.grid_table(several)
+    assert "3.00×\xa0faster" in table
+    # One process per case: the table gives no verdict, and neither does the chart.
+    assert any(text.endswith("· one process: no verdict") for text in texts(views.chart_svg(one_process, "light")))
+    # No whiskers: the words carry the interval.
+    assert 'id="LineCollection_' not in views.chart_svg(several, "light")
 
 
 def test_a_training_case_that_did_not_train_is_marked_on_its_bar():

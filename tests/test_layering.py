@@ -7,7 +7,7 @@ ranks; ``run`` and ``site`` share a rank but may not import each other, and
 nothing outside ``site`` may import it):
 
     0  units, spec, measure
-    1  profiling
+    1  profiling, resident_memory
     2  results
     3  analysis
     4  run, site
@@ -31,7 +31,7 @@ from conftest import REPO
 PACKAGE = REPO / "tfspeedlab"
 ROOT = "tfspeedlab"
 
-RANKS = {"units": 0, "spec": 0, "measure": 0, "profiling": 1, "results": 2, "analysis": 3,
+RANKS = {"units": 0, "spec": 0, "measure": 0, "profiling": 1, "resident_memory": 1, "results": 2, "analysis": 3,
          "run": 4, "site": 4, "cli": 5, "__init__": 5, "__main__": 5}
 # Equal-rank layers that still may not import each other (either way).
 SEPARATE = {frozenset({"run", "site"})}

@@ -12,7 +12,7 @@ from tfspeedlab.analysis.intervals import Estimate
 from tfspeedlab.analysis.memory_growth import curve, followed_memory, growth, mean_interval
 from tfspeedlab.analysis.wording import (NO_GROWTH_BYTES_PER_CALL, Growth, format_growth, format_levelling,
                                          growth_verdict)
-from tfspeedlab.profiling.memory import follow_memory
+from tfspeedlab.resident_memory import follow_memory
 from tfspeedlab.results.pool import pool
 from tfspeedlab.results.schema import NotInResults, ResultsFileError, to_dict
 from tfspeedlab.results.store import load_results, write_results

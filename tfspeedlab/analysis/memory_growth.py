@@ -85,7 +85,7 @@ def mean_interval(values: list[float]) -> Estimate:
 @dataclass(frozen=True)
 class FollowedMemory:
     """Resident memory over one process's repeated calls of a reader's code (a diagnosis), followed in
-    parts as the memory example follows its loops (``profiling.memory.follow_memory``): each part's
+    parts as the memory example follows its loops (``resident_memory.follow_memory``): each part's
     growth per call, and the Python heap's."""
 
     calls: int

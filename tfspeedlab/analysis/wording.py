@@ -161,18 +161,27 @@ def speedup_figures(found: Ratio) -> str:
     return page_speedup(found)
 
 
-def format_time_ratio(found: Ratio) -> str:
-    """A time against a reference time, in words (a grid's cells): ``2.91× faster`` or ``1.50× slower``
-    without the interval, which lies on one side of 1; ``no clear difference (1.08× slower to 1.03×
-    faster)`` with it, so that the cell itself says how far a re-measure may move; nothing from a
-    single process."""
+def time_ratio_word(found: Ratio) -> str:
+    """A time against a reference time, in the fewest words (a chart's label beside a bar):
+    ``2.91× faster``, ``1.50× slower`` or ``no clear difference``, from the same interval as the
+    table's cell; nothing from a single process."""
     if found.one_process:
         return ONE_PROCESS
     if found.high < 1:
         return f"{format_ratio(1 / found.value)}{_NBSP}{Verdict.FASTER}"
     if found.low > 1:
         return f"{format_ratio(found.value)}{_NBSP}{Verdict.SLOWER}"
-    return f"{Verdict.UNCLEAR} ({either_way(1 / found.high, 1 / found.low)})"
+    return str(Verdict.UNCLEAR)
+
+
+def format_time_ratio(found: Ratio) -> str:
+    """A time against a reference time, in words (a grid's cells): ``time_ratio_word``, and where
+    the interval holds 1 the interval too, ``no clear difference (1.08× slower to 1.03× faster)``,
+    so that the cell itself says how far a re-measure may move."""
+    word = time_ratio_word(found)
+    if word == str(Verdict.UNCLEAR):
+        return f"{word} ({either_way(1 / found.high, 1 / found.low)})"
+    return word
 
 
 def format_change(found: Ratio, unclear: str = "no clear change") -> str:
@@ -275,6 +284,22 @@ def agreement(found: Ratio) -> str:
     if found.high < 1:
         return f"{format_ratio(1 / found.value)} faster here [{slowdown_interval(found)}]"
     return f"{Verdict.UNCLEAR} ({either_way(1 / found.high, 1 / found.low)})"
+
+
+def across_cpu_models(speedups: list[Ratio]) -> str:
+    """One speed-up on several CPU models, by value: ``9.85× to 26.4× faster on the 4 CPU models
+    measured``; each model's own words where they do not all say the same, ``12.1× faster, no clear
+    difference on the 2 CPU models measured``; its own figures where there is one model."""
+    if len(speedups) == 1:
+        return f"{page_speedup(speedups[0])} on the one CPU model measured"
+    words = {page_verdict(found) for found in speedups}
+    if words == {Verdict.FASTER}:
+        values = sorted(found.value for found in speedups)
+        return f"{format_ratio(values[0])} to {format_ratio(values[-1])}{_NBSP}{Verdict.FASTER} on the {len(speedups)} CPU models measured"
+    if words == {Verdict.SLOWER}:
+        values = sorted(1 / found.value for found in speedups)
+        return f"{format_ratio(values[0])} to {format_ratio(values[-1])}{_NBSP}{Verdict.SLOWER} on the {len(speedups)} CPU models measured"
+    return f"{', '.join(extreme(found) if not found.one_process and page_verdict(found) is not Verdict.UNCLEAR else str(Verdict.UNCLEAR) for found in speedups)} on the {len(speedups)} CPU models measured"
 
 
 def xla_verdict(speedup: Ratio) -> str:

@@ -28,7 +28,7 @@ from tfspeedlab.analysis.wording import Mode
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.measure.timer import TimedCall, bench_interleaved
 from tfspeedlab.profiling.capture import profile
-from tfspeedlab.profiling.memory import HEAP_SHARE
+from tfspeedlab.resident_memory import HEAP_SHARE
 from tfspeedlab.profiling.trace import Breakdown
 from tfspeedlab.results.repo import REPO_ROOT
 from tfspeedlab.results.schema import ResultsFileError

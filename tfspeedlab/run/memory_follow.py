@@ -1,5 +1,5 @@
 """Memory over a diagnosis's repeated calls of the reader's code: as many calls as a share of the
-budget holds, followed in parts (``profiling.memory.follow_memory``), for the model and the
+budget holds, followed in parts (``resident_memory.follow_memory``), for the model and the
 function reports alike."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tfspeedlab.analysis.memory_growth import FollowedMemory
-from tfspeedlab.profiling.memory import FOLLOW_PARTS, follow_memory
+from tfspeedlab.resident_memory import FOLLOW_PARTS, follow_memory
 
 # Calls followed at most: as many as the memory example follows (enough for a kibibyte a call to
 # stand out above resident memory's page-sized steps), and at least one a part.

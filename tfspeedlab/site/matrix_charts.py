@@ -69,11 +69,12 @@ def speedup_cells(results: ResultsFile) -> tuple[list, list, np.ndarray, np.ndar
 
 def speedup_matrix_svg(results: ResultsFile, theme_name: str) -> str:
     """Rows × columns, each cell coloured by its speed-up over the column's baseline on a log scale
-    (the theme's blue for faster, its orange for slower), hatched and uncoloured where unclear."""
+    (the theme's green for faster, its purple for slower: neither is the orange that marks a baseline
+    bar on the same pages), hatched and uncoloured where unclear."""
     theme = THEMES[theme_name]
     rows, columns, speedups, clear = speedup_cells(results)
     scale = colors.LinearSegmentedColormap.from_list(
-        "speed-up", [theme.bars[0], NEUTRAL[theme_name], theme.bars[1]])
+        "speed-up", [theme.bars[3], NEUTRAL[theme_name], theme.bars[2]])
     end = scale_end(speedups[clear])
     norm = colors.LogNorm(1 / end, end)
     column_labels_in = max(len(str(column)) for column in columns) * 0.5 * TEXT_PT / 72 + 0.2

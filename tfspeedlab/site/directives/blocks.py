@@ -14,7 +14,9 @@ from tfspeedlab.results.cpu import cpu_description
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.results.store import load_failure
 from tfspeedlab.site import charts, coverage_tables, markdown, tables, templating
-from tfspeedlab.site.directives.context import TRACE_URI, Context, chart_uri, trace_files
+from tfspeedlab.site import shared_workloads as shared
+from tfspeedlab.site.directives.context import TRACE_URI, Context, Runner, chart_uri, trace_files
+from tfspeedlab.site.directives.figures import time_per_call
 from tfspeedlab.site.directives.registry import directive
 from tfspeedlab.site.errors import DirectiveError
 from tfspeedlab.site.runners import RUNNER_TITLES, not_measured
@@ -230,3 +232,23 @@ def drift_figures(context: Context) -> str:
         return coverage_tables.drift_table(found) + "\n"
 
     return context.tabs(body)
+
+
+@directive("shared_workloads", "The workloads several pages time, each page's time and speed-up side by side with "
+                               "the CPU model and date of its run, and whether two runs on one CPU model agree.")
+def shared_workloads(context: Context, *, runner: Runner = "cpu") -> str:
+    def page_link(page: str) -> str:
+        return f"[{markdown.text(shared.PAGE_TITLES[page])}]({context.relative(page)})"
+
+    def time_of(timing) -> str:
+        # Stated as a claim, as the page's own `time` directive states it: one figure per case.
+        return time_per_call(context, timing.example, timing.case, runner=runner)
+
+    def results_of(example: str):
+        return context.lookup(example, runner)
+
+    def sittings_of(example: str):
+        return [found[example] for found in (context.remeasures.get(runner) or {}).values() if example in found]
+
+    return (f"{shared.times_table(results_of, page_link, time_of, sittings_of)}\n\n"
+            f"{shared.speedups_table(results_of, page_link, sittings_of)}\n")

@@ -3,6 +3,8 @@ software behind every figure, and the speed simulator."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from tfspeedlab.results.repo import examples_dir
 from tfspeedlab.results.schema import RUNNERS
 from tfspeedlab.site import listing as listings
@@ -66,20 +68,27 @@ def measured_on(context: Context, *, only: str = "") -> str:
     examples = [name for name in only.split(",") if name]
     for example in examples:
         context.check_example(example)
-    summary = {}
+    lines = []
     for runner in RUNNERS:
         found = [results for name, results in context.results[runner].items() if not examples or name in examples]
-        machines = sorted({machine_summary(results.environment) for results in found})
+        # Each machine with how many of the examples ran on it: a page whose figures come from two
+        # CPU models says which holds most, and that their times are not to be set side by side.
+        by_machine = Counter(machine_summary(results.environment) for results in found)
         dates = sorted(results.environment["utc_time"][:10] for results in found)
-        summary.update({runner: machines, f"{runner}_count": quantities.count(len(found), "example"),
-                        f"{runner}_versions": sorted({results.environment["tensorflow"] for results in found}),
-                        f"{runner}_keras": sorted({results.environment.get("keras") or "not installed"
-                                                   for results in found}),
-                        f"{runner}_tf_keras": sorted({results.environment["tf_keras"] for results in found
-                                                      if results.environment.get("tf_keras")}),
-                        f"{runner}_dates": (dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}")
-                        if dates else ""})
-    return templating.render("measured_on.md.j2", runners=context.relative("runners.md"), **summary)
+        lines.append({
+            "title": f"{runner.upper()} runner",
+            "machines": [(machine, quantities.count(count, "example")) for machine, count in sorted(by_machine.items())],
+            "count": quantities.count(len(found), "example"),
+            "versions": sorted({results.environment["tensorflow"] for results in found}),
+            "keras": sorted({results.environment.get("keras") or "not installed" for results in found}),
+            "tf_keras": sorted({results.environment["tf_keras"] for results in found
+                                if results.environment.get("tf_keras")}),
+            "dates": (dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}") if dates else "",
+            "missing": "not yet measured." if runner == "cpu" else
+                       "not yet measured on GPU; every figure in this guide comes from the CPU runner.",
+        })
+    return templating.render("measured_on.md.j2", lines=lines, runners=context.relative("runners.md"),
+                             shared=context.relative("runners.md") + "#the-same-workload-on-several-pages")
 
 
 @directive("simulator", "The speed simulator (HTML and its fitted parameters file).")

@@ -1,6 +1,7 @@
 """Memory over repeated calls: a loop followed part by part, resident memory read between the
-parts, and the Python heap's share under ``tracemalloc``. (Kept apart from ``measure``, whose every
-definition decides whether a committed timing is still fresh: this decides only memory figures.)"""
+parts, and the Python heap's share under ``tracemalloc``. (A module of its own, apart from
+``measure`` and ``profiling``: every definition of a package an example imports decides whether that
+example's committed results are still fresh, and this decides only the memory figures.)"""
 
 from __future__ import annotations
 

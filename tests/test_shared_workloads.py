@@ -1,0 +1,106 @@
+"""The same workload on several pages: every timing names a page that shows its example, and each
+row says which CPU and date its time comes from and whether two runs on one CPU model agree."""
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from conftest import synthetic_results
+from tfspeedlab.measure.measurement import Measurement
+from tfspeedlab.results.schema import CaseResult
+from tfspeedlab.results.store import load_runner
+from tfspeedlab.site import directives, shared_workloads
+from tfspeedlab.site.shared_workloads import OTHER_CPU, SharedTime, Timing
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def context(files):
+    return directives.Context(results={"cpu": {f.example: f for f in files}, "gpu": {}},
+                              results_root=REPO / "results", repo_url=None, page_uri="runners.md")
+
+
+@pytest.mark.parametrize("page, example", sorted(shared_workloads.pages_named()))
+def test_each_timing_names_a_page_that_shows_its_example(page, example):
+    source = (REPO / "docs" / page).read_text(encoding="utf-8")
+    assert f" {example} " in source, f"{page} shows no figure of {example}"
+    assert page in shared_workloads.PAGE_TITLES
+
+
+def test_the_committed_results_render_with_their_cpu_and_date():
+    committed = load_runner(REPO / "results" / "cpu", "cpu")
+    rendered = directives.render("shared_workloads", [], context(committed.values()))
+    for shared in shared_workloads.SHARED_TIMES:
+        assert shared.workload in rendered
+        for timing in shared.timings:
+            found = committed[timing.example]
+            # Each row's time is the page's own figure, with its machine and date beside it.
+            assert directives.render("time", [timing.example, timing.case], context(committed.values())) in rendered
+            assert found.environment["utc_time"][:10] in rendered
+    assert "Factor \\[95% interval\\]" in rendered
+
+
+def one_case(example, seconds, family, model):
+    runs = tuple(Measurement((seconds * f,) * 5, 10, 1e-2, "test") for f in (1.0, 1.01, 0.99))
+    results = synthetic_results(example=example)
+    return replace(results, quick=False, baseline=None, cases=(CaseResult("call", {"mode": "call"}, runs),),
+                   environment={**results.environment, "cpu_family": family, "cpu_model_number": model})
+
+
+def test_two_runs_on_one_cpu_model_get_a_verdict_and_another_cpu_none(monkeypatch):
+    files = [one_case("first", 1e-3, 25, 1), one_case("same_cpu", 1.6e-3, 25, 1), one_case("other_cpu", 1e-3, 26, 2)]
+    monkeypatch.setattr(shared_workloads, "SHARED_TIMES", (SharedTime("A call", tuple(
+        Timing("predict-loop.md", example, "call") for example in ("first", "same_cpu", "other_cpu"))),))
+    by_name = {f.example: f for f in files}
+    table = shared_workloads.times_table(by_name.__getitem__, lambda page: page, lambda timing: "t")
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "Workload" not in line
+            and not line.startswith("| ---")]
+    assert "the reference" in rows[0]
+    assert "same CPU model, another run: 1.60× slower here \\[" in rows[1]
+    assert OTHER_CPU in rows[2] and "(family 26, model 2)" in rows[2]
+
+
+def test_measured_on_lists_each_cpu_model_with_its_examples_and_links_the_side_by_side(tmp_path):
+    files = [one_case("first", 1e-3, 25, 1), one_case("second", 1e-3, 25, 1), one_case("third", 1e-3, 26, 2)]
+    rendered = directives.render("measured_on", [], directives.Context(
+        results={"cpu": {f.example: f for f in files}, "gpu": {}}, results_root=tmp_path, repo_url=None,
+        page_uri="x.md"))
+    assert "On 2 CPU models, each example's run on one:" in rendered
+    assert "(family 25, model 1), 2 logical cores: 2 examples" in rendered
+    assert "(family 26, model 2), 2 logical cores: 1 example" in rendered
+    assert "(runners.md#the-same-workload-on-several-pages)" in rendered
+    # One CPU model: no list, no link.
+    single = directives.render("measured_on", [], directives.Context(
+        results={"cpu": {f.example: f for f in files[:2]}, "gpu": {}}, results_root=tmp_path, repo_url=None,
+        page_uri="x.md"))
+    assert "CPU models" not in single and "several-pages" not in single
+
+
+def test_other_cpu_models_keep_the_newest_of_each_and_leave_out_unnamed_cpus():
+    committed = one_case("x", 1e-3, 25, 1)
+    flagged = {"cpu_flags": ["avx2", "avx512f"]}
+
+    def sitting(family, model, when, **env):
+        found = one_case("x", 2e-3, family, model)
+        return replace(found, environment={**found.environment, **env, "utc_time": when})
+
+    older, newer = sitting(26, 2, "2026-01-02T00:00", **flagged), sitting(26, 2, "2026-01-03T00:00", **flagged)
+    unnamed = sitting(None, None, "2026-01-04T00:00", cpu_flags=[])
+    same = sitting(25, 1, "2026-01-05T00:00")
+    kept = shared_workloads.other_cpus(committed, [older, newer, unnamed, same])
+    assert [found.environment["utc_time"] for found in kept] == ["2026-01-03T00:00"]
+
+
+def test_a_speedup_across_cpu_models_reads_as_its_range():
+    from tfspeedlab.analysis import wording
+    from tfspeedlab.analysis.intervals import Ratio
+
+    def ratio(value):
+        return Ratio(value, value * 0.95, value * 1.05, processes=3)
+
+    assert wording.across_cpu_models([ratio(26.4), ratio(9.85), ratio(12.6)]) == \
+        "9.85× to 26.4×\u00a0faster on the 3 CPU models measured"
+    assert wording.across_cpu_models([ratio(0.5), ratio(0.25)]) == "2.00× to 4.00×\u00a0slower on the 2 CPU models measured"
+    mixed = wording.across_cpu_models([ratio(3.0), Ratio(1.0, 0.9, 1.1, processes=3)])
+    assert mixed == "3.00× faster, no clear difference on the 2 CPU models measured"

@@ -1,0 +1,185 @@
+"""Workloads that several pages time, each in its own run and some on another CPU model, set side by
+side: a reader who meets the CNN's one-sample ``predict`` at three different times on three pages
+sees here which machine and which day each came from, and that the ratios within each run are what
+carries from one to the next."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tfspeedlab.analysis import intervals, wording
+from tfspeedlab.results.cpu import cpu_description, same_cpu
+from tfspeedlab.results.schema import ResultsFile
+from tfspeedlab.site.markdown import LEFT, RIGHT, Markdown, join, table, text
+from tfspeedlab.units import format_time
+
+
+@dataclass(frozen=True)
+class Timing:
+    """One case of one results file, and the page that shows the file."""
+
+    page: str  # the page's source, relative to docs/ ("predict-loop.md")
+    example: str
+    case: str
+
+
+@dataclass(frozen=True)
+class SharedTime:
+    """One workload's time on several pages; the first timing is the one the others are set against."""
+
+    workload: str
+    timings: tuple[Timing, ...]
+
+
+@dataclass(frozen=True)
+class SharedSpeedup:
+    """One speed-up (the first case's time ÷ the second's) as several pages measure it."""
+
+    workload: str
+    pairs: tuple[tuple[Timing, Timing], ...]
+
+
+PREDICT_PAGE, SMALL_OPS_PAGE, SETTINGS_PAGE = "predict-loop.md", "small-ops.md", "cpu-settings.md"
+STEP_PAGE, TF1_PAGE = "training-step.md", "tf1-vs-tf2.md"
+
+# How the tables name each page: short, as a reader calls it.
+PAGE_TITLES = {PREDICT_PAGE: "predict in a loop", SMALL_OPS_PAGE: "many small ops", SETTINGS_PAGE: "CPU settings",
+               STEP_PAGE: "a training step", TF1_PAGE: "TF1 vs TF2", "keras-backends.md": "Keras backends",
+               "memory-startup.md": "memory and start-up", "profiling.md": "profiling a step",
+               "frameworks.md": "other frameworks"}
+
+SHARED_TIMES = (
+    SharedTime("The CNN's `predict`, one sample a call", (
+        Timing(PREDICT_PAGE, "predict_ladder", "CNN · predict · 1"),
+        Timing("keras-backends.md", "keras_backends", "CNN · TensorFlow · jit off · predict · batch 1"),
+        Timing("memory-startup.md", "memory", "tf.keras · predict · none"),
+        Timing(SETTINGS_PAGE, "cpu_settings", "default · predict · batch 1"),
+    )),
+    SharedTime("150 small ops, eagerly", (
+        Timing(SMALL_OPS_PAGE, "small_ops", "eager"),
+        Timing(SETTINGS_PAGE, "cpu_settings", "default · small ops · eager"),
+    )),
+    SharedTime("150 small ops, one `tf.function`", (
+        Timing(SMALL_OPS_PAGE, "small_ops", "graph"),
+        Timing(SETTINGS_PAGE, "cpu_settings", "default · small ops · graph"),
+    )),
+    SharedTime("The training step, one `tf.function`", (
+        Timing(STEP_PAGE, "train_step", "graph"),
+        Timing("profiling.md", "step_profile", "graph"),
+        Timing("frameworks.md", "frameworks", "TensorFlow graph · training step"),
+        Timing(SETTINGS_PAGE, "cpu_settings", "default · training step"),
+    )),
+    SharedTime("The small model's `train_on_batch` (Keras 3)", (
+        Timing(TF1_PAGE, "tf1_vs_tf2", "small · Keras 3 train_on_batch"),
+        Timing(SETTINGS_PAGE, "cpu_settings", "default · small model · train_on_batch"),
+    )),
+)
+
+SHARED_SPEEDUPS = (
+    SharedSpeedup("150 small ops: one `tf.function` against eager", (
+        (Timing(SMALL_OPS_PAGE, "small_ops", "eager"), Timing(SMALL_OPS_PAGE, "small_ops", "graph")),
+        (Timing(SETTINGS_PAGE, "cpu_settings", "default · small ops · eager"),
+         Timing(SETTINGS_PAGE, "cpu_settings", "default · small ops · graph")),
+    )),
+    SharedSpeedup("The training step: `tf.function` against eager", (
+        (Timing(STEP_PAGE, "train_step", "eager"), Timing(STEP_PAGE, "train_step", "graph")),
+        (Timing("profiling.md", "step_profile", "eager"), Timing("profiling.md", "step_profile", "graph")),
+        (Timing("frameworks.md", "frameworks", "TensorFlow eager · training step"),
+         Timing("frameworks.md", "frameworks", "TensorFlow graph · training step")),
+    )),
+    SharedSpeedup("The CNN, one sample: `model(x)` against `predict`", (
+        (Timing(PREDICT_PAGE, "predict_ladder", "CNN · predict · 1"),
+         Timing(PREDICT_PAGE, "predict_ladder", "CNN · model(x) · 1")),
+        (Timing("keras-backends.md", "keras_backends", "CNN · TensorFlow · jit off · predict · batch 1"),
+         Timing("keras-backends.md", "keras_backends", "CNN · TensorFlow · jit off · model(x) · batch 1")),
+    )),
+)
+
+# What the "against the first" column says of a timing on another CPU model: a time there is no
+# reading of this one, however close.
+OTHER_CPU = "another CPU model: not compared"
+
+
+def cpu_and_date(results: ResultsFile) -> str:
+    """``AMD EPYC (family 25, model 1, stepping 1; AVX2), 2026-12-03 08:08``: the CPU model as
+    recorded (older files name no family, only instruction sets) and when the file was measured."""
+    return f"{cpu_description(results.environment)}, {results.environment['utc_time'][:16].replace('T', ' ')}"
+
+
+def other_cpus(committed: ResultsFile, sittings) -> list[ResultsFile]:
+    """Re-measures of ``committed``'s example on CPU models it was not measured on, the newest per
+    model (``sittings`` oldest first): a coverage sitting taken on another CPU counts for no
+    interval, but shows how far the same code moves from one CPU model to the next. One CPU model
+    is one by ``same_cpu``'s rule; a file that recorded no instruction sets names no model and is
+    left out."""
+    kept: list[ResultsFile] = []
+    for found in sittings:
+        if not found.environment.get("cpu_flags") or same_cpu(found.environment, committed.environment):
+            continue
+        kept = [other for other in kept if not same_cpu(other.environment, found.environment)] + [found]
+    return kept
+
+
+def times_table(results_of, page_link, time_of, sittings_of=lambda example: ()) -> Markdown:
+    """One row per timing: the workload (on its first row), the page and its time, the CPU and date,
+    and how it compares with the first timing: the same CPU model gives a verdict from both
+    intervals, another gives none. ``results_of(example)`` reads a file, ``page_link(page)`` links a
+    page, ``time_of(timing)`` states a time (a page's claim, so that it reads as on its page), and
+    ``sittings_of(example)`` gives its re-measures (oldest first): those on other CPU models follow
+    their page's row."""
+    body = []
+    for shared in SHARED_TIMES:
+        first = shared.timings[0]
+        reference = results_of(first.example)
+        rows = []
+        for timing in shared.timings:
+            results = results_of(timing.example)
+            rows.append((page_link(timing.page), time_of(timing), results, timing))
+            for again in other_cpus(results, sittings_of(timing.example)):
+                rows.append((join(page_link(timing.page), ", re-measured"),
+                             format_time(again.case(timing.case).measurement.per_call_s), again, timing))
+        for index, (page, time, results, timing) in enumerate(rows):
+            if index == 0:
+                against = "the reference"
+            elif same_cpu(results.environment, reference.environment):
+                against = "same CPU model, another run: " + wording.agreement(
+                    intervals.ratio(results.case(timing.case), reference.case(first.case)))
+            else:
+                against = OTHER_CPU
+            body.append([Markdown(shared.workload) if index == 0 else "", page, time,
+                         text(cpu_and_date(results)), text(against)])
+    return table(["Workload", "Page", "Time per call", "CPU, measured (UTC)", "Against the first row"], body,
+                 [LEFT, LEFT, RIGHT, LEFT, LEFT])
+
+
+def speedups_table(results_of, page_link, sittings_of=lambda example: ()) -> Markdown:
+    """One row per page that measures a shared speed-up, and per re-measure of it on another CPU
+    model: its factor with its 95% interval, and the CPU and date of its run."""
+    body = []
+    for shared in SHARED_SPEEDUPS:
+        rows = []
+        for slow, fast in shared.pairs:
+            results = results_of(slow.example)
+            rows.append((page_link(slow.page), results, results_of(fast.example), slow, fast))
+            if slow.example == fast.example:  # a re-measure holds both sides only of its own example
+                rows += [(join(page_link(slow.page), ", re-measured"), again, again, slow, fast)
+                         for again in other_cpus(results, sittings_of(slow.example))]
+        for index, (page, slow_file, fast_file, slow, fast) in enumerate(rows):
+            found = intervals.ratio(slow_file.case(slow.case), fast_file.case(fast.case))
+            body.append([Markdown(shared.workload) if index == 0 else "", page,
+                         text(wording.page_speedup(found)), text(cpu_and_date(slow_file))])
+    return table(["Speed-up", "Page", "Factor [95% interval]", "CPU, measured (UTC)"], body,
+                 [LEFT, LEFT, RIGHT, LEFT])
+
+
+def across_cpus(committed: ResultsFile, sittings, slow: str, fast: str) -> list[intervals.Ratio]:
+    """One speed-up (``slow``'s time ÷ ``fast``'s) on every CPU model measured: the committed file's
+    and each other model's newest re-measure."""
+    return [intervals.ratio(found.case(slow), found.case(fast)) for found in [committed, *other_cpus(committed, sittings)]]
+
+
+def pages_named() -> set[str]:
+    """Every page the tables link to (a test checks each shows its example's results)."""
+    timings = [t for shared in SHARED_TIMES for t in shared.timings]
+    timings += [t for shared in SHARED_SPEEDUPS for pair in shared.pairs for t in pair]
+    return {(t.page, t.example) for t in timings}
