@@ -274,6 +274,22 @@ def test_tf1_vs_tf2_every_mode_trains(quick_results):
     assert results.case("tiny · Keras 3 fit").params["steps_per_call"] == 200
 
 
+def test_tf1_session_every_mode_trains_from_the_same_weights(quick_results):
+    results = load_results(quick_results / "cpu" / "tf1_session.json")
+    assert {case.params["mode"] for case in results.cases} == {
+        "TF1 Session.run, feed_dict", "tf.function, NumPy arguments", "tf.function, tensor arguments",
+        "tf.function, 10 steps per call"}
+    starts = {}
+    for case in results.cases:
+        assert case.metrics["weight_change"] > 0, case.label
+        assert case.metrics["loss_end"] < case.metrics["loss_start"], case.label
+        starts.setdefault(case.params["model"], []).append(case.metrics["loss_start"])
+    # The Session and the tf.functions start from the same weights and data: the same first loss.
+    for model, losses in starts.items():
+        assert max(losses) - min(losses) < 1e-4, (model, losses)
+    assert results.case("tiny · tf.function, 10 steps per call").params["steps_per_call"] == 10
+
+
 def test_every_predict_rung_predicts_the_same_numbers_and_batch_1_follows_memory(quick_results):
     results = load_results(quick_results / "cpu" / "predict_ladder.json")
     assert {case.params["keras"] for case in results.cases} == {"Keras 3", "tf_keras"}
