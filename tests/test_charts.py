@@ -242,8 +242,11 @@ def test_grid_bars_carry_the_tables_verdict_beside_their_time():
     assert "98.0 µs · 3.00× faster" in found and "294 µs" in found
     table = tables.grid_table(several)
     assert "3.00×\xa0faster" in table
-    # One process per case: the table gives no verdict, and neither does the chart.
-    assert any(text.endswith("· one process: no verdict") for text in texts(views.chart_svg(one_process, "light")))
+    # One process per case: the table gives no verdict, and neither does the chart (once per panel, in
+    # its title, not beside every bar).
+    alone = texts(views.chart_svg(one_process, "light"))
+    assert sum(text.endswith("; one process: no verdict") for text in alone) == 3
+    assert not any(text.endswith("· one process: no verdict") for text in alone)
     # No whiskers: the words carry the interval.
     assert 'id="LineCollection_' not in views.chart_svg(several, "light")
 

@@ -14,8 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 
 from tfspeedlab.analysis import intervals, memory_growth, op_layers, summary, sweeps  # noqa: E402
-from tfspeedlab.analysis.grid import pivot, pivots  # noqa: E402
-from tfspeedlab.analysis.wording import time_ratio_word  # noqa: E402
+from tfspeedlab.analysis.grid import pivots  # noqa: E402
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS  # noqa: E402
 from tfspeedlab.results.schema import ResultsFile  # noqa: E402
 from tfspeedlab.units import format_time, select_unit  # noqa: E402
@@ -299,70 +298,6 @@ def host_layers_svg(results: ResultsFile, theme_name: str) -> str:
         _open_frame(axes)
         _legend_under_title(figure, results, theme)
         return _svg(figure)
-
-
-def grid_svg(results: ResultsFile, theme_name: str) -> str:
-    """One panel per column value (e.g. per model), bars per row value (e.g. per mode); beside each
-    bar its time and, against the column's baseline, the table's verdict."""
-    theme = THEMES[theme_name]
-    grid = pivot(results)
-    row_values, column_values, cells = grid.row_values, grid.column_values, grid.cells
-    baseline, per = grid.layout.baseline, grid.layout.time_per  # per: what one timed call is
-    with _style(theme):
-        height = (0.3 * len(row_values) * len(column_values) + 0.7 * len(column_values) + TITLE_BAND_IN
-                  + 2 * LINE_IN + _caption_in(results))
-        figure, panels = plt.subplots(len(column_values), 1, figsize=(FIGURE_WIDTH_IN, height), squeeze=False)
-        for axes, column in zip(panels[:, 0], column_values):
-            present = [row for row in row_values if (row, column) in cells]
-            times = [cells[(row, column)].measurement.per_call_s for row in present]
-            # One unit per panel, for its axis and its bars' labels alike: the longest bar's, so
-            # that no label reads "1.2 ms" on an axis counted in µs.
-            unit = select_unit(max(times))
-            unit_name, scale = unit
-            positions = list(range(len(present))[::-1])
-            colours = [theme.bars[0] if row == baseline else theme.bars[1] for row in present]
-            axes.barh(positions, [m / scale for m in times], color=colours, height=0.65)
-            # The words are the table's, from the speed-up's interval (which covers the drift
-            # between processes), not a whisker per time: two intervals of different things beside
-            # one bar read as a contradiction where they disagree.
-            labels = [format_time(time, unit) + _verdict_beside(grid, row, column) for row, time in zip(present, times)]
-            for position, time, label in zip(positions, times, labels):
-                axes.annotate(label, (time / scale, position), xytext=(4, 0), textcoords="offset points", va="center")
-            axes.set_yticks(positions, present)
-            axes.set_xlim(0, max(times) / scale * _room_for(max(len(label) for label in labels)))
-            _panel_title(axes, f"{column} — time per {per} ({unit_name})")
-            axes.grid(axis="x", color=theme.grid, linewidth=0.6)
-            _open_frame(axes)
-        # The title in a band of its own at the top: in a figure this tall, the default place
-        # (a share of the height from the top) fell on the first panel's bars.
-        band = TITLE_BAND_IN / figure.get_figheight()
-        figure.suptitle(_title(results), x=0.01, y=1 - 0.3 * band, ha="left", va="top")
-        caption_share = _add_caption(figure, results)
-        figure.text(0.01, caption_share, f"Beside each bar: its time and, against {baseline},\n"
-                    "the table's verdict (from its 95% interval).", va="bottom", linespacing=1.2)
-        figure.tight_layout(rect=(0, caption_share + 2 * LINE_IN / figure.get_figheight(), 1, 1 - band))
-        return _svg(figure)
-
-
-def _verdict_beside(grid, row, column) -> str:
-    """`` · 1.42× faster`` or `` · no clear difference`` for a bar against its column's baseline (the
-    grid table's verdict, in its fewest words); nothing beside the baseline itself."""
-    reference = grid.baseline(column)
-    if row == grid.layout.baseline or reference is None:
-        return ""
-    return f" · {time_ratio_word(intervals.ratio(grid.cells[(row, column)], reference))}"
-
-
-# The share of a panel's axes its bars and labels fill: the longest bar ends where its label still
-# fits inside the axes (about 0.09 in a character at TEXT_PT, on axes about 3.2 in wide).
-_LABEL_CHAR_IN = 0.085
-_AXES_IN = 3.2
-
-
-def _room_for(label_chars: int) -> float:
-    """How far past the longest bar the axis runs, as a multiple of it, for a label that long."""
-    label_share = min(label_chars * _LABEL_CHAR_IN / _AXES_IN, 0.75)
-    return 1 / (1 - label_share) * 1.03
 
 
 def _line_styles(rows: list, theme: Theme) -> dict:

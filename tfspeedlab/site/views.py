@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from tfspeedlab.analysis.memory_growth import followed_memory
 from tfspeedlab.results.schema import ResultsFile
-from tfspeedlab.site import charts, matrix_charts, tables
+from tfspeedlab.site import charts, grid_charts, matrix_charts, tables
 from tfspeedlab.spec.layout import Grid, OpLayers, Sweep
 
 
@@ -32,7 +32,7 @@ def view_for(results: ResultsFile) -> View:
         if matrix_charts.uses_matrix(results):
             return View(tables.grid_table, matrix_charts.speedup_matrix_svg,
                         f"speed-up over {results.layout.baseline}")
-        return View(tables.grid_table, charts.grid_svg)
+        return View(tables.grid_table, grid_charts.grid_svg)
     if followed_memory(results):
         return View(tables.cases_table, charts.memory_over_calls_svg, "resident memory over calls")
     if charts.has_host_layers(results):
