@@ -3,7 +3,7 @@ import tensorflow as tf
 
 # TF1 style: build a graph, then run it. No Keras here, so the Keras 3 trap
 # (with eager execution disabled it stops training) does not apply. The
-# page's "TF1-style graph" rows time the Keras model in this mode.
+# tf1_session example times code like this, with plain gradient descent.
 v1 = tf.compat.v1
 v1.disable_eager_execution()
 x_in = v1.placeholder(tf.float32, (8, 64, 16))

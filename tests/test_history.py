@@ -542,3 +542,13 @@ def test_a_real_older_release_builds_and_runs(tmp_path):
     [item] = load_history(out, "cpu")
     assert item.environment["tensorflow"].startswith("2.12.") and item.environment["keras"].startswith("2.12")
     assert item.results["releases"].environment["tensorflow"].startswith("2.12.")
+
+
+def test_a_change_whose_interval_spans_decades_reads_as_not_measurable():
+    from tfspeedlab.analysis.intervals import Ratio
+    from tfspeedlab.site import history_tables
+
+    wide = history_tables._change(Ratio(1.1, 0.04, 19.0, processes=3))
+    assert wide.startswith("not measurable here (") and "slower to" in wide
+    assert history_tables._change(Ratio(1.0, 0.9, 1.1, processes=3)).startswith("no clear change (")
+    assert history_tables._change(Ratio(2.0, 1.8, 2.2, processes=3)).startswith("2.00×")

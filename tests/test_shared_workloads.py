@@ -11,7 +11,7 @@ from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.results.schema import CaseResult
 from tfspeedlab.results.store import load_runner
 from tfspeedlab.site import directives, shared_workloads
-from tfspeedlab.site.shared_workloads import OTHER_CPU, SharedTime, Timing
+from tfspeedlab.site.shared_workloads import FIRST_ON_CPU, SharedTime, Timing
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -48,17 +48,19 @@ def one_case(example, seconds, family, model):
                    environment={**results.environment, "cpu_family": family, "cpu_model_number": model})
 
 
-def test_two_runs_on_one_cpu_model_get_a_verdict_and_another_cpu_none(monkeypatch):
-    files = [one_case("first", 1e-3, 25, 1), one_case("same_cpu", 1.6e-3, 25, 1), one_case("other_cpu", 1e-3, 26, 2)]
+def test_each_row_is_set_against_the_first_on_its_own_cpu_model(monkeypatch):
+    files = [one_case("first", 1e-3, 25, 1), one_case("other_cpu", 1e-3, 26, 2), one_case("same_cpu", 1.6e-3, 25, 1),
+             one_case("other_again", 0.5e-3, 26, 2)]
     monkeypatch.setattr(shared_workloads, "SHARED_TIMES", (SharedTime("A call", tuple(
-        Timing("predict-loop.md", example, "call") for example in ("first", "same_cpu", "other_cpu"))),))
+        Timing("predict-loop.md", f.example, "call") for f in files)),))
     by_name = {f.example: f for f in files}
     table = shared_workloads.times_table(by_name.__getitem__, lambda page: page, lambda timing: "t")
     rows = [line for line in table.splitlines() if line.startswith("| ") and "Workload" not in line
             and not line.startswith("| ---")]
-    assert "the reference" in rows[0]
-    assert "same CPU model, another run: 1.60× slower here \\[" in rows[1]
-    assert OTHER_CPU in rows[2] and "(family 26, model 2)" in rows[2]
+    assert FIRST_ON_CPU in rows[0] and FIRST_ON_CPU in rows[1] and "(family 26, model 2)" in rows[1]
+    assert "another run: 1.60× slower here \\[" in rows[2]
+    # Against the first row on family 26, not against the first row of the table.
+    assert "another run: 2.00× faster here \\[" in rows[3]
 
 
 def test_measured_on_lists_each_cpu_model_with_its_examples_and_links_the_side_by_side(tmp_path):
@@ -100,7 +102,8 @@ def test_a_speedup_across_cpu_models_reads_as_its_range():
         return Ratio(value, value * 0.95, value * 1.05, processes=3)
 
     assert wording.across_cpu_models([ratio(26.4), ratio(9.85), ratio(12.6)]) == \
-        "9.85× to 26.4×\u00a0faster on the 3 CPU models measured"
-    assert wording.across_cpu_models([ratio(0.5), ratio(0.25)]) == "2.00× to 4.00×\u00a0slower on the 2 CPU models measured"
+        "9.85× to 26.4×\u00a0faster on 3 CPU models, re-measures included"
+    assert wording.across_cpu_models([ratio(0.5), ratio(0.25)]) == "2.00× to 4.00×\u00a0slower on 2 CPU models, re-measures included"
     mixed = wording.across_cpu_models([ratio(3.0), Ratio(1.0, 0.9, 1.1, processes=3)])
-    assert mixed == "3.00× faster, no clear difference on the 2 CPU models measured"
+    assert mixed == "3.00× faster; no clear difference on 2 CPU models, re-measures included"
+    assert wording.across_cpu_models([Ratio(3.0, 2.0, 4.0, processes=1)]) == "one process: no verdict (one CPU model measured)"

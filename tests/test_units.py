@@ -38,5 +38,7 @@ def test_ratio():
 
 def test_an_interval_past_a_thousand_groups_both_ends_alike():
     from tfspeedlab.analysis.wording import span
-    assert span(16881.2, 20473.4) == "16,881–20,473×"
+    assert span(16881.2, 20473.4) == "16,900–20,500×"
+    # Three significant figures from a thousand up too: the interval's width is no finer.
+    assert format_ratio(19012.4) == "19,000×"
     assert span(9.84, 10.44) == "9.84–10.4×"

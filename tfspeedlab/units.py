@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 # (unit name, seconds per unit), smallest first. A time is shown in the largest
 # unit in which it is at least 1, so 0.00042 s reads "420 µs", never "0.42 ms".
 _UNITS: tuple[tuple[str, float], ...] = (
@@ -52,15 +54,16 @@ def format_significant(value: float, digits: int = 3) -> str:
 
 
 def format_ratio(ratio: float) -> str:
-    """A speed-up or slow-down factor: ``12.3×``, ``1.05×``, ``0.31×``; ``16,161×`` from a thousand up."""
+    """A speed-up or slow-down factor: ``12.3×``, ``1.05×``, ``0.31×``; ``16,200×`` from a thousand up."""
     return f"{format_factor(ratio)}×"
 
 
 def format_factor(ratio: float) -> str:
-    """A factor's number without its sign: ``12.3``, ``1.05``; ``16,161`` from a thousand up (the
-    low end of an interval is written like its high end: ``16,881–20,473×``)."""
+    """A factor's number without its sign, three significant figures: ``12.3``, ``1.05``; ``16,200``
+    from a thousand up, with its thousands separated (more digits than three would claim a precision
+    no interval of these has: ``16,900–20,500×``)."""
     if abs(ratio) >= 1000:
-        return f"{ratio:,.0f}"
+        return f"{round(ratio, 2 - int(math.floor(math.log10(abs(ratio))))):,.0f}"
     return format_significant(ratio, 3)
 
 

@@ -34,19 +34,34 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
     baseline, per = grid.layout.baseline, grid.layout.time_per  # per: what one timed call is
     with _style(theme):
         height = (0.3 * len(row_values) * len(column_values) + 0.7 * len(column_values) + TITLE_BAND_IN
-                  + 2 * LINE_IN + _caption_in(results))
+                  + 3 * LINE_IN + _caption_in(results))
         figure, panels = plt.subplots(len(column_values), 1, figsize=(FIGURE_WIDTH_IN, height), squeeze=False)
         placed = {}  # each panel's labels, with the value of the bar each sits beside
+        cut_any = False
         for axes, column in zip(panels[:, 0], column_values):
             present = [row for row in row_values if (row, column) in cells]
             times = [cells[(row, column)].measurement.per_call_s for row in present]
             # One unit per panel, for its axis and its bars' labels alike: the longest bar's, so
             # that no label reads "1.2 ms" on an axis counted in µs.
-            unit = select_unit(max(times))
+            # A panel whose bars span more than OFF_SCALE_FROM times its baseline is drawn to CUT_AT
+            # times it: the bars near the baseline are the comparisons a reader acts on, and beside a
+            # 40× bar they were slivers. A longer bar is cut there, hatched, and keeps its time.
+            reference = grid.baseline(column)
+            cut = (CUT_AT * reference.measurement.per_call_s
+                   if reference is not None and max(times) > OFF_SCALE_FROM * reference.measurement.per_call_s
+                   else None)
+            shown = [time if cut is None else min(time, cut) for time in times]
+            unit = select_unit(max(shown))
             unit_name, scale = unit
             positions = list(range(len(present))[::-1])
             colours = [theme.bars[0] if row == baseline else theme.bars[1] for row in present]
-            axes.barh(positions, [m / scale for m in times], color=colours, height=0.65)
+            bars = axes.barh(positions, [m / scale for m in shown], color=colours, height=0.65)
+            for bar, time in zip(bars, times):
+                if cut is not None and time > cut:
+                    bar.set_hatch("///")
+                    bar.set_edgecolor(theme.text)
+                    bar.set_alpha(0.6)
+                    cut_any = True
             # The words are the table's, from the speed-up's interval (which covers the drift
             # between processes), not a whisker per time: two intervals of different things beside
             # one bar read as a contradiction where they disagree.
@@ -54,9 +69,9 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
             # A panel timed in one process per case has no verdict anywhere: said once, in its title.
             no_verdict = all(not word or word.endswith(ONE_PROCESS) for word in verdicts) and any(verdicts)
             labels = [format_time(time, unit) + ("" if no_verdict else word) for time, word in zip(times, verdicts)]
-            placed[axes] = [(axes.annotate(label, (time / scale, position), xytext=(4, 0), textcoords="offset points",
-                                           va="center", in_layout=False), time / scale)
-                            for position, time, label in zip(positions, times, labels)]
+            placed[axes] = [(axes.annotate(label, (end / scale, position), xytext=(4, 0), textcoords="offset points",
+                                           va="center", in_layout=False), end / scale)
+                            for position, end, label in zip(positions, shown, labels)]
             axes.set_yticks(positions, present)
             _panel_title(axes, f"{column} — time per {per} ({unit_name})" + (f"; {ONE_PROCESS}" if no_verdict else ""))
             axes.grid(axis="x", color=theme.grid, linewidth=0.6)
@@ -66,11 +81,19 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
         band = TITLE_BAND_IN / figure.get_figheight()
         figure.suptitle(_title(results), x=0.01, y=1 - 0.3 * band, ha="left", va="top")
         caption_share = _add_caption(figure, results)
-        figure.text(0.01, caption_share, f"Beside each bar: its time and, against {baseline},\n"
-                    "the table's verdict (from its 95% interval).", va="bottom", linespacing=1.2)
-        figure.tight_layout(rect=(0, caption_share + 2 * LINE_IN / figure.get_figheight(), 1, 1 - band))
+        note = f"Beside each bar: its time and, against {baseline},\nthe table's verdict (from its 95% interval)."
+        if cut_any:
+            note += f"\nHatched: a bar past {CUT_AT:g}× its panel's {baseline}, cut there."
+        figure.text(0.01, caption_share, note, va="bottom", linespacing=1.2)
+        lines = note.count("\n") + 1
+        figure.tight_layout(rect=(0, caption_share + lines * LINE_IN / figure.get_figheight(), 1, 1 - band))
         _make_room_for_labels(figure, placed)
         return _svg(figure)
+
+
+# A panel is cut where its longest bar passes OFF_SCALE_FROM × its baseline, at CUT_AT × it.
+OFF_SCALE_FROM = 8.0
+CUT_AT = 4.0
 
 
 def _make_room_for_labels(figure, placed: dict) -> None:

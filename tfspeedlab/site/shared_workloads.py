@@ -95,9 +95,9 @@ SHARED_SPEEDUPS = (
     )),
 )
 
-# What the "against the first" column says of a timing on another CPU model: a time there is no
-# reading of this one, however close.
-OTHER_CPU = "another CPU model: not compared"
+# What the comparison column says of the first row on a CPU model: times on two CPU models are not
+# readings of one quantity, however close, so it is set against none.
+FIRST_ON_CPU = "first on its CPU model"
 
 
 def cpu_and_date(results: ResultsFile) -> str:
@@ -122,15 +122,13 @@ def other_cpus(committed: ResultsFile, sittings) -> list[ResultsFile]:
 
 def times_table(results_of, page_link, time_of, sittings_of=lambda example: ()) -> Markdown:
     """One row per timing: the workload (on its first row), the page and its time, the CPU and date,
-    and how it compares with the first timing: the same CPU model gives a verdict from both
-    intervals, another gives none. ``results_of(example)`` reads a file, ``page_link(page)`` links a
-    page, ``time_of(timing)`` states a time (a page's claim, so that it reads as on its page), and
-    ``sittings_of(example)`` gives its re-measures (oldest first): those on other CPU models follow
-    their page's row."""
+    and how it compares with the first row on the same CPU model, whose two intervals give a
+    verdict; across CPU models nothing is compared. ``results_of(example)`` reads a file,
+    ``page_link(page)`` links a page, ``time_of(timing)`` states a time (a page's claim, so that it
+    reads as on its page), and ``sittings_of(example)`` gives its re-measures (oldest first): those
+    on other CPU models follow their page's row."""
     body = []
     for shared in SHARED_TIMES:
-        first = shared.timings[0]
-        reference = results_of(first.example)
         rows = []
         for timing in shared.timings:
             results = results_of(timing.example)
@@ -139,17 +137,22 @@ def times_table(results_of, page_link, time_of, sittings_of=lambda example: ()) 
                 rows.append((join(page_link(timing.page), ", re-measured"),
                              format_time(again.case(timing.case).measurement.per_call_s), again, timing))
         for index, (page, time, results, timing) in enumerate(rows):
-            if index == 0:
-                against = "the reference"
-            elif same_cpu(results.environment, reference.environment):
-                against = "same CPU model, another run: " + wording.agreement(
-                    intervals.ratio(results.case(timing.case), reference.case(first.case)))
-            else:
-                against = OTHER_CPU
             body.append([Markdown(shared.workload) if index == 0 else "", page, time,
-                         text(cpu_and_date(results)), text(against)])
-    return table(["Workload", "Page", "Time per call", "CPU, measured (UTC)", "Against the first row"], body,
-                 [LEFT, LEFT, RIGHT, LEFT, LEFT])
+                         text(cpu_and_date(results)), text(_against_first_on_its_cpu(rows, index))])
+    return table(["Workload", "Page", "Time per call", "CPU, measured (UTC)", "Against the first row on its CPU model"],
+                 body, [LEFT, LEFT, RIGHT, LEFT, LEFT])
+
+
+def _against_first_on_its_cpu(rows, index: int) -> str:
+    """A row's time against the first row's measured on its CPU model (by ``same_cpu``'s rule): a
+    verdict from both intervals, or, for that first row itself, that it is the first."""
+    _, _, results, timing = rows[index]
+    first = next(i for i, (_, _, other, _) in enumerate(rows) if same_cpu(other.environment, results.environment))
+    if first == index:
+        return FIRST_ON_CPU
+    _, _, reference, reference_timing = rows[first]
+    return "another run: " + wording.agreement(intervals.ratio(results.case(timing.case),
+                                                               reference.case(reference_timing.case)))
 
 
 def speedups_table(results_of, page_link, sittings_of=lambda example: ()) -> Markdown:

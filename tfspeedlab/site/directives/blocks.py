@@ -238,7 +238,7 @@ def drift_figures(context: Context) -> str:
                                "the CPU model and date of its run, and whether two runs on one CPU model agree.")
 def shared_workloads(context: Context, *, runner: Runner = "cpu") -> str:
     def page_link(page: str) -> str:
-        return f"[{markdown.text(shared.PAGE_TITLES[page])}]({context.relative(page)})"
+        return markdown.Markdown(f"[{markdown.text(shared.PAGE_TITLES[page])}]({context.relative(page)})")
 
     def time_of(timing) -> str:
         # Stated as a claim, as the page's own `time` directive states it: one figure per case.
