@@ -260,3 +260,14 @@ def test_a_training_case_that_did_not_train_is_marked_on_its_bar():
     # Only where the baseline moved its weights: two cases that both stood still are not marked.
     still = replace(trained, metrics={"weight_change": 0.0})
     assert charts.UNTRAINED_MARK not in charts.time_per_call_svg(replace(base, cases=(still, untrained)), "light")
+
+
+def test_a_split_grid_over_named_calls_places_each_name_apart_without_a_log_axis():
+    cases = [CaseResult(f"{model} · {backend} · {call}", {"model": model, "backend": backend, "call": call},
+                        measured(seconds))
+             for model in ("MLP", "CNN") for backend, factor in (("TensorFlow", 1.0), ("JAX", 0.5))
+             for call, seconds in (("fit", 2e-3 * factor), ("predict · batch 1", 4e-2 * factor))]
+    results = with_cases(Grid(rows="backend", columns="call", baseline="TensorFlow", split="model"), cases)
+    found = texts(views.chart_svg(results, "light"))
+    assert "fit" in found and "predict · batch 1" in found  # each call named on the axis
+    assert not any("call (log scale)" in text for text in found)

@@ -316,8 +316,9 @@ def _line_styles(rows: list, theme: Theme) -> dict:
 
 
 def split_grid_svg(results: ResultsFile, theme_name: str) -> str:
-    """A split grid over a numeric column parameter (batch size): one log-log panel per part,
-    a line per row of time per call against the column value, one legend for all panels."""
+    """A split grid: one panel per part, time per call on a log axis against the column value, one
+    legend for all panels; a numeric column (batch size) on a log axis with a line per row, a
+    column of names (the call: fit, predict) as places of their own with a point per row."""
     theme = THEMES[theme_name]
     grids = pivots(results)
     rows = list(dict.fromkeys(row for grid in grids for row in grid.row_values))
@@ -331,20 +332,30 @@ def split_grid_svg(results: ResultsFile, theme_name: str) -> str:
         for axes, grid in zip(panels[:, 0], grids):
             times = sorted(case.measurement.per_call_s for case in grid.cells.values())
             unit_name, scale = select_unit(times[len(times) // 2])  # short tick labels for the middle
+            # A column of names (fit, train_on_batch, predict) has no order to draw a line along:
+            # each name gets a place of its own on the axis, and its rows' points stand apart there.
+            numeric = all(isinstance(value, int | float) and not isinstance(value, bool) for value in grid.column_values)
+            place = {value: value if numeric else index for index, value in enumerate(grid.column_values)}
             for row in rows:
                 points = grid.row(row)
                 if not points:
                     continue
                 colour, dash = styles[row]
-                axes.plot([column for column, _ in points], [case.measurement.per_call_s / scale for _, case in points],
-                          color=colour, linestyle=dash, marker="o", markersize=4, linewidth=1.6,
-                          label=row if grid is grids[0] else None)
-            axes.set_xscale("log")
+                axes.plot([place[column] for column, _ in points],
+                          [case.measurement.per_call_s / scale for _, case in points],
+                          color=colour, linestyle=dash if numeric else "none", marker="o",
+                          markersize=4 if numeric else 6, linewidth=1.6, label=row if grid is grids[0] else None)
             axes.set_yscale("log")
-            _plain_log_ticks(axes.xaxis)
             _plain_log_ticks(axes.yaxis)
-            axes.set_xticks(grid.column_values)
-            axes.set_xlabel(grid.layout.columns.replace("_", " ") + " (log scale)")
+            if numeric:
+                axes.set_xscale("log")
+                _plain_log_ticks(axes.xaxis)
+                axes.set_xticks(grid.column_values)
+                axes.set_xlabel(grid.layout.columns.replace("_", " ") + " (log scale)")
+            else:
+                axes.set_xticks(range(len(grid.column_values)),
+                                [str(value) for value in grid.column_values], rotation=30, ha="right")
+                axes.set_xlim(-0.5, len(grid.column_values) - 0.5)
             axes.set_ylabel(f"time per {per} ({unit_name}, log scale)")
             axes.set_title(str(grid.part), loc="left")
             axes.grid(which="major", color=theme.grid, linewidth=0.6)

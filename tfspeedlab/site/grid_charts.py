@@ -121,4 +121,4 @@ def _verdict_beside(grid, row, column) -> str:
 
 # At most this share of a panel's width goes to the label beside a bar: a longer label may run past
 # the axes rather than squeeze its bar to a sliver.
-_MOST_LABEL_SHARE = 0.8
+_MOST_LABEL_SHARE = 0.9

@@ -55,6 +55,10 @@ SHARED_TIMES = (
         Timing("memory-startup.md", "memory", "tf.keras · predict · none"),
         Timing(SETTINGS_PAGE, "cpu_settings", "default · predict · batch 1"),
     )),
+    SharedTime("The CNN through a `tf.function`, one sample a call", (
+        Timing(PREDICT_PAGE, "predict_ladder", "CNN · tf.function · 1"),
+        Timing("memory-startup.md", "memory", "tf.keras · tf.function · none"),
+    )),
     SharedTime("150 small ops, eagerly", (
         Timing(SMALL_OPS_PAGE, "small_ops", "eager"),
         Timing(SETTINGS_PAGE, "cpu_settings", "default · small ops · eager"),
@@ -86,6 +90,12 @@ SHARED_SPEEDUPS = (
         (Timing("profiling.md", "step_profile", "eager"), Timing("profiling.md", "step_profile", "graph")),
         (Timing("frameworks.md", "frameworks", "TensorFlow eager · training step"),
          Timing("frameworks.md", "frameworks", "TensorFlow graph · training step")),
+    )),
+    SharedSpeedup("The CNN, one sample: a `tf.function` against `predict`", (
+        (Timing(PREDICT_PAGE, "predict_ladder", "CNN · predict · 1"),
+         Timing(PREDICT_PAGE, "predict_ladder", "CNN · tf.function · 1")),
+        (Timing("memory-startup.md", "memory", "tf.keras · predict · none"),
+         Timing("memory-startup.md", "memory", "tf.keras · tf.function · none")),
     )),
     SharedSpeedup("The CNN, one sample: `model(x)` against `predict`", (
         (Timing(PREDICT_PAGE, "predict_ladder", "CNN · predict · 1"),
