@@ -248,7 +248,7 @@ def shared_workloads(context: Context, *, runner: Runner = "cpu") -> str:
         return context.lookup(example, runner)
 
     def sittings_of(example: str):
-        return [found[example] for found in (context.remeasures.get(runner) or {}).values() if example in found]
+        return context.sittings_of(example, runner)
 
     return (f"{shared.times_table(results_of, page_link, time_of, sittings_of)}\n\n"
             f"{shared.speedups_table(results_of, page_link, sittings_of)}\n")

@@ -72,6 +72,10 @@ class Context:
                                  f"{stated[1]}: state one figure per claim (the same directive), or say why they differ")
         return figure
 
+    def sittings_of(self, example: str, runner: str) -> list[ResultsFile]:
+        """Every re-measure sitting's file of ``example`` on ``runner``, oldest sitting first."""
+        return [found[example] for found in (self.remeasures.get(runner) or {}).values() if example in found]
+
     def measured_anything(self, runner: str) -> bool:
         """Whether the build holds any results of this runner: files, a history, diagnoses, re-measures."""
         samples = self.diagnoses.get(runner)

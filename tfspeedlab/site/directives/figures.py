@@ -110,8 +110,8 @@ def agreement(context: Context, example: str, case: str, other_example: str, oth
                          "each other model's newest re-measure: ``9.85× to 26.4× faster on 4 CPU models, re-measures included``.")
 def across_cpus(context: Context, example: str, slow: str, fast: str, *, runner: Runner = "cpu") -> str:
     committed = context.lookup(example, runner)
-    sittings = [found[example] for found in (context.remeasures.get(runner) or {}).values() if example in found]
-    return wording.across_cpu_models(shared_workloads.across_cpus(committed, sittings, slow, fast))
+    return wording.across_cpu_models(shared_workloads.across_cpus(committed, context.sittings_of(example, runner),
+                                                                  slow, fast))
 
 
 @directive("xla_extremes", "XLA's worst and best against the plain graph over every pair measured: "
