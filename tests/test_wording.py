@@ -20,7 +20,9 @@ from tfspeedlab.site import directives
     (Ratio(0.25, 0.2, 0.3), "4.00×\u00a0slower [3.33–5.00×]"),
     # Far below 1, with the whole interval below 1: the slow-down it is.
     (Ratio(1 / 32.3, 1 / 37.0, 1 / 28.6), "32.3×\u00a0slower [28.6–37.0×]"),
-    (Ratio(0.05, 0.01, 1.2), "no clear difference (100× slower to 1.20× faster)"),
+    # An interval that holds 1 and spans more than 4× end to end says nothing usable: not measurable.
+    (Ratio(0.05, 0.01, 1.2), "not measurable here (100× slower to 1.20× faster)"),
+    (Ratio(1.0, 0.5, 1.9), "no clear difference (2.00× slower to 1.90× faster)"),
 ])
 def test_a_comparison_reads_n_times_faster_or_slower_or_no_clear_difference(found, expected):
     assert wording.format_speedup(found) == expected
@@ -55,6 +57,23 @@ def test_a_time_ratio_far_below_one_reads_as_times_faster():
     assert wording.format_time_ratio(Ratio(1.08, 0.99, 1.2)).startswith("no clear difference (")  # the interval holds 1
     assert wording.format_time_ratio(Ratio(0.343, 0.33, 0.35)) == "2.92×\u00a0faster"
     assert wording.format_time_ratio(Ratio(1.5, 1.4, 1.6)) == "1.50×\u00a0slower"
+
+
+def test_every_phrase_of_a_too_wide_interval_reads_not_measurable():
+    """One rule for every table, label and sentence: past 4× end to end, no "no clear difference"."""
+    wide = Ratio(0.2, 0.0444, 1.30)  # 22.5× slower to 1.30× faster
+    assert wording.compared_with(wide) == "not measurably different from"
+    assert wording.speedup_figures(wide) == "22.5× slower to 1.30× faster"  # the verdict is the sentence's
+    for phrase in (wording.format_speedup(wide), wording.bare(wide)):
+        assert phrase.startswith("not measurable here"), phrase
+        assert "22.5× slower to 1.30× faster" in phrase, phrase
+    for phrase in (wording.format_change(wide), wording.agreement(wide), wording.format_time_ratio(wide),
+                   wording.format_case_difference(wide), wording.time_ratio_word(wide)):
+        assert phrase.startswith("not measurable here"), phrase
+    assert not wording.is_clear(wording.time_ratio_word(wide))
+    narrow = Ratio(1.0, 0.6, 1.5)
+    assert wording.format_change(narrow).startswith("no clear change (")
+    assert wording.format_case_difference(narrow).startswith("not clearly different (")
 
 
 def test_a_difference_whose_interval_holds_zero_is_not_measurable():

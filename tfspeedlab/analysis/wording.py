@@ -20,6 +20,9 @@ import enum
 from tfspeedlab.analysis.intervals import Estimate, Ratio
 from tfspeedlab.units import format_bytes, format_factor, format_ratio, format_significant, select_unit
 
+# What a difference says when its interval holds zero, or a ratio when its interval is too wide to
+# use: this run cannot tell it from none.
+NOT_MEASURABLE = "not measurable here"
 # Between a factor and its word: they must not wrap apart in a narrow table cell.
 _NBSP = "\u00a0"
 # A speed-up smaller than this is reported as no material difference, whatever its interval:
@@ -129,6 +132,24 @@ def either_way(low: float, high: float) -> str:
     return f"{format_ratio(1 / low)} {Verdict.SLOWER} to {format_ratio(high)} {Verdict.FASTER}"
 
 
+# An unclear comparison whose interval spans more than this factor from end to end says nothing a
+# reader can use ("22.5× slower to 1.30× faster"): it reads as not measurable, its range beside.
+WIDEST_USEFUL_SPAN = 4.0
+
+
+def too_wide(low: float, high: float) -> bool:
+    """Whether an interval that holds 1 spans more than ``WIDEST_USEFUL_SPAN`` end to end."""
+    return low < 1 < high and high / low > WIDEST_USEFUL_SPAN
+
+
+def unclear_range(low: float, high: float, unclear: str = "no clear difference") -> str:
+    """A speed-up interval that holds 1, in words: ``no clear difference (1.25× slower to 1.10×
+    faster)``, or ``not measurable here (22.5× slower to 1.30× faster)`` past the widest useful
+    span (``unclear`` names the narrower case)."""
+    word = NOT_MEASURABLE if too_wide(low, high) else unclear
+    return f"{word} ({either_way(low, high)})"
+
+
 def format_speedup(found: Ratio) -> str:
     """A speed-up (the slower candidate's time ÷ the faster's) with its interval, always as a factor of
     at least 1 and the word the interval carries: ``10.8× faster [9.78–12.0×]``, ``32.3× slower
@@ -137,7 +158,7 @@ def format_speedup(found: Ratio) -> str:
         return f"{format_ratio(found.value)}{_NBSP}{Verdict.FASTER} [{format_interval(found)}]"
     if found.below_one:
         return f"{format_ratio(1 / found.value)}{_NBSP}{Verdict.SLOWER} [{slowdown_interval(found)}]"
-    return f"{Verdict.UNCLEAR} ({either_way(found.low, found.high)})"
+    return unclear_range(found.low, found.high)
 
 
 def page_speedup(found: Ratio) -> str:
@@ -155,7 +176,8 @@ def page_verdict(found: Ratio) -> Verdict:
 def speedup_figures(found: Ratio) -> str:
     """A speed-up's figures for a sentence that has already said its verdict (``{{ verdict }}``):
     ``page_speedup``, but an unclear one as its range alone, ``1.38× slower to 1.34× faster``,
-    so the verdict is not said twice."""
+    so the verdict (``compared_with``: "not clearly" or, past 4×, "not measurably different") is
+    not said twice."""
     if not found.one_process and not (found.above_one or found.below_one):
         return either_way(found.low, found.high)
     return page_speedup(found)
@@ -171,7 +193,7 @@ def time_ratio_word(found: Ratio) -> str:
         return f"{format_ratio(1 / found.value)}{_NBSP}{Verdict.FASTER}"
     if found.low > 1:
         return f"{format_ratio(found.value)}{_NBSP}{Verdict.SLOWER}"
-    return str(Verdict.UNCLEAR)
+    return NOT_MEASURABLE if too_wide(found.low, found.high) else str(Verdict.UNCLEAR)
 
 
 def format_time_ratio(found: Ratio) -> str:
@@ -179,8 +201,8 @@ def format_time_ratio(found: Ratio) -> str:
     the interval holds 1 the interval too, ``no clear difference (1.08× slower to 1.03× faster)``,
     so that the cell itself says how far a re-measure may move."""
     word = time_ratio_word(found)
-    if word == str(Verdict.UNCLEAR):
-        return f"{word} ({either_way(1 / found.high, 1 / found.low)})"
+    if word in (str(Verdict.UNCLEAR), NOT_MEASURABLE):
+        return unclear_range(1 / found.high, 1 / found.low)
     return word
 
 
@@ -192,7 +214,7 @@ def format_change(found: Ratio, unclear: str = "no clear change") -> str:
         return f"{format_ratio(1 / found.value)}{_NBSP}{Verdict.FASTER} [{slowdown_interval(found)}]"
     if found.low > 1:
         return f"{format_ratio(found.value)}{_NBSP}{Verdict.SLOWER} [{format_interval(found)}]"
-    return f"{unclear} ({either_way(1 / found.high, 1 / found.low)})"
+    return unclear_range(1 / found.high, 1 / found.low, unclear)
 
 
 UNCLEAR_BETWEEN_CASES = "not clearly different"
@@ -230,10 +252,6 @@ def time_change(ratio: float) -> str:
 
 # ------------------------------------------------------------ derived figures: differences, fits, break-evens
 
-# What a difference says when its interval holds zero: this run cannot tell it from none.
-NOT_MEASURABLE = "not measurable here"
-
-
 def time_with_interval(found: Estimate) -> str:
     """A derived time (a layer's cost, a fitted fixed cost) with its interval, in one unit:
     ``0.353 ms [0.330–0.380 ms]``; ``not measurable here`` when the interval holds zero (never a
@@ -266,6 +284,8 @@ def compared_with(speedup: Ratio) -> str:
     ``slower than`` or ``not clearly different from`` (and no word from one process)."""
     if speedup.one_process:
         return f"({ONE_PROCESS}) against"
+    if too_wide(speedup.low, speedup.high):
+        return "not measurably different from"  # the figures beside it span more than 4×
     return {Verdict.FASTER: "faster than", Verdict.SLOWER: "slower than"}.get(verdict(speedup),
                                                                             "not clearly different from")
 
@@ -283,7 +303,7 @@ def agreement(found: Ratio) -> str:
         return f"{format_ratio(found.value)} slower here [{format_interval(found)}]"
     if found.high < 1:
         return f"{format_ratio(1 / found.value)} faster here [{slowdown_interval(found)}]"
-    return f"{Verdict.UNCLEAR} ({either_way(1 / found.high, 1 / found.low)})"
+    return unclear_range(1 / found.high, 1 / found.low)
 
 
 def across_cpu_models(speedups: list[Ratio]) -> str:
@@ -314,7 +334,7 @@ def xla_verdict(speedup: Ratio) -> str:
 
 def is_clear(phrase: str) -> bool:
     """Whether a verdict phrase of this module says a difference (a table sets those in bold)."""
-    return phrase != str(Verdict.UNCLEAR)
+    return phrase not in (str(Verdict.UNCLEAR), NOT_MEASURABLE)
 
 
 def change_verdict(change: Ratio) -> str:
@@ -341,7 +361,8 @@ def bare(found: Ratio) -> str:
         return f"{format_ratio(found.value)} {Verdict.FASTER}, 95% interval {format_interval(found)}"
     if found.below_one:
         return slower_by(found)
-    return f"{Verdict.UNCLEAR}, 95% interval {either_way(found.low, found.high)}"
+    word = NOT_MEASURABLE if too_wide(found.low, found.high) else Verdict.UNCLEAR
+    return f"{word}, 95% interval {either_way(found.low, found.high)}"
 
 
 def speedup_with_interval(found: Ratio) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tfspeedlab.analysis import history as trends
 from tfspeedlab.analysis import intervals, memory_growth
-from tfspeedlab.analysis.wording import NOT_MEASURABLE, ONE_PROCESS, either_way, format_change, growth_cell, time_change
+from tfspeedlab.analysis.wording import ONE_PROCESS, format_change, growth_cell, time_change
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import NotInResults
 from tfspeedlab.site.markdown import LEFT, Markdown, code, italic, table
@@ -45,17 +45,10 @@ def times_table(history: list[ReleaseResults], example: str, labels: dict[str, s
     return table(["Release", "Keras", *series], [*rows, [span, "", *changes]])
 
 
-# An unclear change whose interval spans more than this factor from end to end says nothing a reader
-# can use ("52.3× slower to 24.9× faster"): it reads as not measurable, its interval in brackets.
-WIDEST_USEFUL_SPAN = 4.0
-
-
 def _change(found: intervals.Ratio) -> str:
     """A change across releases, in words; none from one process on either side (the guide's rule)."""
     if found.one_process:
         return ONE_PROCESS
-    if found.low < 1 < found.high and found.high / found.low > WIDEST_USEFUL_SPAN:
-        return f"{NOT_MEASURABLE} ({either_way(1 / found.high, 1 / found.low)})"
     return format_change(found)
 
 
