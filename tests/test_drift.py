@@ -54,6 +54,9 @@ def test_drift_is_what_sittings_move_beyond_their_own_noise():
     # (0.22² ÷ 2) per deviation, so about 0.16 of drift.
     assert 0.13 < shifted["small_ops"].log_sd < 0.18 and shifted["small_ops"].own
     assert shifted["small_ops"].deviations == 4
+    # Its t counts the two sittings, not the four deviations: one sitting's deviations share its shift.
+    assert shifted["small_ops"].degrees_of_freedom == 2
+    assert shifted["small_ops"].quantile == pytest.approx(4.303)
 
 
 def test_an_example_without_sittings_takes_the_pooled_drift_and_none_without_any():
@@ -83,7 +86,7 @@ def test_attached_drift_widens_every_interval_drawn_from_the_file_and_keeps_the_
     before = intervals.speedup(committed, "eager", "graph")
     after = intervals.speedup(attached, "eager", "graph")
     assert after.value == before.value and after.drift == found["small_ops"].log_sd
-    quantile = intervals.t975(found["small_ops"].deviations)
+    quantile = intervals.t975(1)  # one re-measure sitting
     widened = math.sqrt(math.log(before.high / before.value) ** 2 + (quantile * after.drift) ** 2)
     assert math.log(after.high / after.value) == pytest.approx(widened)
     assert after.low < before.low and after.high > before.high

@@ -51,16 +51,18 @@ def one_case(example, seconds, family, model):
 def test_each_row_is_set_against_the_first_on_its_own_cpu_model(monkeypatch):
     files = [one_case("first", 1e-3, 25, 1), one_case("other_cpu", 1e-3, 26, 2), one_case("same_cpu", 1.6e-3, 25, 1),
              one_case("other_again", 0.5e-3, 26, 2)]
+    pages = ("predict-loop.md", "keras-backends.md", "memory-startup.md", "cpu-settings.md")
     monkeypatch.setattr(shared_workloads, "SHARED_TIMES", (SharedTime("A call", tuple(
-        Timing("predict-loop.md", f.example, "call") for f in files)),))
+        Timing(page, f.example, "call") for page, f in zip(pages, files))),))
     by_name = {f.example: f for f in files}
     table = shared_workloads.times_table(by_name.__getitem__, lambda page: page, lambda timing: "t")
     rows = [line for line in table.splitlines() if line.startswith("| ") and "Workload" not in line
             and not line.startswith("| ---")]
     assert FIRST_ON_CPU in rows[0] and FIRST_ON_CPU in rows[1] and "(family 26, model 2)" in rows[1]
-    assert "another run: 1.60× slower here \\[" in rows[2]
+    # Each names the row it is set against by its page.
+    assert "against “predict in a loop”: 1.60× slower here \\[" in rows[2]
     # Against the first row on family 26, not against the first row of the table.
-    assert "another run: 2.00× faster here \\[" in rows[3]
+    assert "against “Keras backends”: 2.00× faster here \\[" in rows[3]
 
 
 def test_measured_on_lists_each_cpu_model_with_its_examples_and_links_the_side_by_side(tmp_path):

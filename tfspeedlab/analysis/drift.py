@@ -51,9 +51,20 @@ class SittingDrift:
         return math.exp(self.log_sd) - 1
 
     @property
+    def degrees_of_freedom(self) -> int:
+        """The sittings it was estimated from, not its deviations: the deviations of one sitting
+        share that sitting's shift, so the independent pieces are the sittings."""
+        return len(self.sittings)
+
+    @property
     def quantile(self) -> float:
-        """The two-sided 97.5% quantile the drift is scaled by: Student's t on its deviations."""
-        return intervals.t975(self.deviations)
+        """The two-sided 97.5% quantile the drift is scaled by: Student's t on its sittings."""
+        return intervals.t975(self.degrees_of_freedom)
+
+    @property
+    def widening(self) -> tuple[float, int]:
+        """What a case carries for ``intervals.ratio``: the log SD and its degrees of freedom."""
+        return self.log_sd, self.degrees_of_freedom
 
 
 def _log_and_variance(results: ResultsFile, slower: str, faster: str) -> tuple[float, float]:
@@ -123,8 +134,7 @@ def for_runner(committed: Mapping[str, ResultsFile],
 
 def attach(committed: Mapping[str, ResultsFile], drifts: Mapping[str, SittingDrift]) -> dict[str, ResultsFile]:
     """The committed files with each case carrying its example's drift, for every interval drawn from them."""
-    return {example: replace(found, cases=tuple(replace(case, drift=(drifts[example].log_sd,
-                                                                      drifts[example].deviations))
+    return {example: replace(found, cases=tuple(replace(case, drift=drifts[example].widening)
                                                 for case in found.cases))
             if example in drifts else found
             for example, found in committed.items()}
@@ -143,5 +153,5 @@ def held_out_landings(committed: Mapping[str, ResultsFile],
                 held = drifts.get(example)
                 found.setdefault(example, []).extend(
                     landings(committed[example], [sitting[example]], narrowed, "with drift",
-                             (held.log_sd, held.deviations) if held else None))
+                             held.widening if held else None))
     return found

@@ -226,7 +226,7 @@ def ratio(a: CaseResult | Sequence[Measurement], b: CaseResult | Sequence[Measur
     """``a``'s time over ``b``'s: above 1, ``b`` is faster; its interval by ``method`` (default ``METHOD``).
 
     Under "with drift", the drift is the cases' own (``CaseResult.drift``, set where the site found
-    re-measure sittings; the larger of the two), or ``drift`` as (log SD, deviations it was estimated
+    re-measure sittings; the larger of the two), or ``drift`` as (log SD, sittings it was estimated
     from) when given; without one, the interval is the wider of both, one sitting's.
 
     ``ratio(b, a)`` is exactly the reciprocal of ``ratio(a, b)``, interval included: a page may ask for
@@ -245,8 +245,8 @@ def ratio(a: CaseResult | Sequence[Measurement], b: CaseResult | Sequence[Measur
         found = dataclasses.replace(_ratio(runs_a, runs_b, within), processes=processes)
     if method != "with drift" or processes < 2:  # one process gets no verdict anyway
         return found
-    log_sd, deviations = drift if drift is not None else max(_case_drift(a), _case_drift(b))
-    return with_drift(found, log_sd, t975(deviations)) if deviations else found
+    log_sd, sittings = drift if drift is not None else max(_case_drift(a), _case_drift(b))
+    return with_drift(found, log_sd, t975(sittings)) if sittings else found
 
 
 def _ratio(runs_a: list[np.ndarray], runs_b: list[np.ndarray], method: str) -> Ratio:

@@ -86,7 +86,7 @@ class CaseResult:
     # interval from them. Empty where there is one process (``metrics`` is its), or none.
     run_metrics: tuple[Mapping[str, float], ...] = ()
     # How far this example's speed-ups move between sittings on its machine, as (SD of the log
-    # speed-up, deviations it was estimated from): set by a site build from re-measure sittings
+    # speed-up, the sittings it was estimated from, its degrees of freedom): set by a site build from re-measure sittings
     # (tfspeedlab.analysis.drift), never stored in the file; None: one sitting's intervals.
     drift: tuple[float, int] | None = field(default=None, compare=False)
 

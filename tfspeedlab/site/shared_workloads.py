@@ -142,11 +142,12 @@ def times_table(results_of, page_link, time_of, sittings_of=lambda example: ()) 
         rows = []
         for timing in shared.timings:
             results = results_of(timing.example)
-            rows.append((page_link(timing.page), time_of(timing), results, timing))
+            rows.append((page_link(timing.page), time_of(timing), results, timing, PAGE_TITLES[timing.page]))
             for again in other_cpus(results, sittings_of(timing.example)):
                 rows.append((join(page_link(timing.page), ", re-measured"),
-                             format_time(again.case(timing.case).measurement.per_call_s), again, timing))
-        for index, (page, time, results, timing) in enumerate(rows):
+                             format_time(again.case(timing.case).measurement.per_call_s), again, timing,
+                             f"{PAGE_TITLES[timing.page]}, re-measured"))
+        for index, (page, time, results, timing, _) in enumerate(rows):
             body.append([Markdown(shared.workload) if index == 0 else "", page, time,
                          text(cpu_and_date(results)), text(_against_first_on_its_cpu(rows, index))])
     return table(["Workload", "Page", "Time per call", "CPU, measured (UTC)", "Against the first row on its CPU model"],
@@ -154,15 +155,16 @@ def times_table(results_of, page_link, time_of, sittings_of=lambda example: ()) 
 
 
 def _against_first_on_its_cpu(rows, index: int) -> str:
-    """A row's time against the first row's measured on its CPU model (by ``same_cpu``'s rule): a
-    verdict from both intervals, or, for that first row itself, that it is the first."""
-    _, _, results, timing = rows[index]
-    first = next(i for i, (_, _, other, _) in enumerate(rows) if same_cpu(other.environment, results.environment))
+    """A row's time against the first row's measured on its CPU model (by ``same_cpu``'s rule), named
+    by its page: ``against “predict in a loop”: 1.61× slower here [1.11–2.34×]``, a verdict from
+    both intervals; or, for that first row itself, that it is the first."""
+    _, _, results, timing, _ = rows[index]
+    first = next(i for i, (_, _, other, _, _) in enumerate(rows) if same_cpu(other.environment, results.environment))
     if first == index:
         return FIRST_ON_CPU
-    _, _, reference, reference_timing = rows[first]
-    return "another run: " + wording.agreement(intervals.ratio(results.case(timing.case),
-                                                               reference.case(reference_timing.case)))
+    _, _, reference, reference_timing, reference_name = rows[first]
+    return f"against “{reference_name}”: " + wording.agreement(intervals.ratio(results.case(timing.case),
+                                                                              reference.case(reference_timing.case)))
 
 
 def speedups_table(results_of, page_link, sittings_of=lambda example: ()) -> Markdown:
