@@ -126,3 +126,22 @@ def test_where_the_gap_closes_reads_for_a_range_the_last_size_and_nowhere():
                           (1, f"from {noun} 1 up")):
         with mock.patch.object(sweeps_module, "difference_fades_at", return_value=value):
             assert quantities.derived(results, "gap_closes_where") == phrase
+
+
+def test_a_jit_payback_gives_its_steps_at_both_ends_of_the_speed_up_interval():
+    """A payback count is a point estimate of a ratio of noisy differences: the page gives it with the
+    counts at either end of the per-step speed-up's interval, which hold it between them."""
+    from pathlib import Path
+
+    from tfspeedlab.analysis import backends
+    from tfspeedlab.results.store import load_results
+
+    results = load_results(Path(__file__).parents[1] / "results" / "cpu" / "keras_backends.json")
+    found = [paid for pivot in backends.model_pivots(results).values()
+             for backend in ("TensorFlow", "JAX") for paid in [backends.payback(pivot, backend)]
+             if paid is not None and paid.steps is not None]
+    assert found, "no backend paid back in the committed run"
+    for paid in found:
+        low, high = paid.steps_range
+        assert low <= paid.steps <= high
+    assert any(low < high for low, high in (paid.steps_range for paid in found))

@@ -104,8 +104,8 @@ def test_a_speedup_across_cpu_models_reads_as_its_range():
         return Ratio(value, value * 0.95, value * 1.05, processes=3)
 
     assert wording.across_cpu_models([ratio(26.4), ratio(9.85), ratio(12.6)]) == \
-        "9.85× to 26.4×\u00a0faster on 3 CPU models, re-measures included"
-    assert wording.across_cpu_models([ratio(0.5), ratio(0.25)]) == "2.00× to 4.00×\u00a0slower on 2 CPU models, re-measures included"
+        "9.85× to 26.4×\u00a0faster on 3 CPU models, one run each"
+    assert wording.across_cpu_models([ratio(0.5), ratio(0.25)]) == "2.00× to 4.00×\u00a0slower on 2 CPU models, one run each"
     mixed = wording.across_cpu_models([ratio(3.0), Ratio(1.0, 0.9, 1.1, processes=3)])
-    assert mixed == "3.00× faster; no clear difference on 2 CPU models, re-measures included"
+    assert mixed == "3.00× faster; no clear difference on 2 CPU models, one run each"
     assert wording.across_cpu_models([Ratio(3.0, 2.0, 4.0, processes=1)]) == "one process: no verdict (one CPU model measured)"

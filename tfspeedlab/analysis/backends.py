@@ -84,6 +84,9 @@ class Payback:
     speedup: intervals.Ratio  # off's steady time ÷ on's
     extra_first_call_s: float  # what compiling adds to the first call
     steps: float | None  # steps after which compiling has paid for itself; None: it never does
+    # The same at either end of the speed-up's interval (the faster end first): how far the count
+    # can move with the per-step saving, the first calls taken as measured.
+    steps_range: tuple[float, float] | None = None
 
 
 def payback(pivot: Pivot, backend: str, call: str = TRAINING_CALL) -> Payback | None:
@@ -92,9 +95,14 @@ def payback(pivot: Pivot, backend: str, call: str = TRAINING_CALL) -> Payback | 
         return None
     speedup = intervals.ratio(off, on)
     # Paid back only by a clearly cheaper step: a difference inside the interval repays nothing.
-    steps = (break_even(intervals.estimate_s(off), first_call_s(off), intervals.estimate_s(on), first_call_s(on))
-             if speedup.above_one else None)
-    return Payback(backend, speedup, first_call_s(on) - first_call_s(off), steps)
+    if not speedup.above_one:
+        return Payback(backend, speedup, first_call_s(on) - first_call_s(off), None)
+    on_s = intervals.estimate_s(on)
+    steps = break_even(intervals.estimate_s(off), first_call_s(off), on_s, first_call_s(on))
+    ends = tuple(break_even(on_s * factor, first_call_s(off), on_s, first_call_s(on))
+                 for factor in (speedup.high, speedup.low))
+    return Payback(backend, speedup, first_call_s(on) - first_call_s(off), steps,
+                   ends if None not in ends else None)
 
 
 def prediction_error(pivot: Pivot) -> tuple[float, str | None]:

@@ -307,24 +307,24 @@ def agreement(found: Ratio) -> str:
 
 
 def across_cpu_models(speedups: list[Ratio]) -> str:
-    """One speed-up on several CPU models, by value: ``9.85× to 26.4× faster on 4 CPU models,
-    re-measures included``; each model's own words where they do not all say the same; its own
-    figures where there is one model."""
+    """One speed-up on several CPU models, by value: ``9.85× to 26.4× faster on 4 CPU models, one
+    run each`` (the committed run on its model, the newest re-measure on each other); each model's
+    own words where they do not all say the same; its own figures where there is one model."""
     if len(speedups) == 1:
         return f"{page_speedup(speedups[0])} (one CPU model measured)"
     words = {page_verdict(found) for found in speedups}
     if words == {Verdict.FASTER}:
         values = sorted(found.value for found in speedups)
-        return f"{format_ratio(values[0])} to {format_ratio(values[-1])}{_NBSP}{Verdict.FASTER} on {len(speedups)} CPU models, re-measures included"
+        return f"{format_ratio(values[0])} to {format_ratio(values[-1])}{_NBSP}{Verdict.FASTER} on {len(speedups)} CPU models, one run each"
     if words == {Verdict.SLOWER}:
         values = sorted(1 / found.value for found in speedups)
-        return f"{format_ratio(values[0])} to {format_ratio(values[-1])}{_NBSP}{Verdict.SLOWER} on {len(speedups)} CPU models, re-measures included"
+        return f"{format_ratio(values[0])} to {format_ratio(values[-1])}{_NBSP}{Verdict.SLOWER} on {len(speedups)} CPU models, one run each"
     def alone(found: Ratio) -> str:
         if found.one_process:
             return ONE_PROCESS
         return extreme(found) if page_verdict(found) is not Verdict.UNCLEAR else str(Verdict.UNCLEAR)
 
-    return f"{'; '.join(alone(found) for found in speedups)} on {len(speedups)} CPU models, re-measures included"
+    return f"{'; '.join(alone(found) for found in speedups)} on {len(speedups)} CPU models, one run each"
 
 
 def xla_verdict(speedup: Ratio) -> str:

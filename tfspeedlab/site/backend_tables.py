@@ -39,10 +39,13 @@ def payback_table(results: ResultsFile, call: str = backends.TRAINING_CALL) -> M
                 continue
             steps = ("never (not clearly faster per step)" if found.steps is None
                      else f"{found.steps:,.0f} step{'s' if found.steps != 1 else ''}")
+            if found.steps is not None and found.steps_range is not None and len(set(found.steps_range)) == 2:
+                low, high = found.steps_range
+                steps += f" [{low:,.0f}–{high:,.0f}]"
             body.append([text(model), text(backend), page_speedup(found.speedup),
                          _signed_time(found.extra_first_call_s), steps])
     return table(["Model", "Backend", "jit on against jit off, per step", "Added to the first call",
-                  "Pays back after"], body, [LEFT, LEFT, LEFT, RIGHT, LEFT])
+                  "Pays back after [at the speed-up interval's ends]"], body, [LEFT, LEFT, LEFT, RIGHT, LEFT])
 
 
 def short_runs_table(results: ResultsFile, model: str, call: str = backends.TRAINING_CALL) -> Markdown:

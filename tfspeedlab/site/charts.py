@@ -15,9 +15,11 @@ from matplotlib import ticker  # noqa: E402
 
 from tfspeedlab.analysis import intervals, memory_growth, op_layers, summary, sweeps  # noqa: E402
 from tfspeedlab.analysis.grid import pivots  # noqa: E402
+from tfspeedlab.analysis.wording import NO_GROWTH_BYTES_PER_CALL, time_ratio_word  # noqa: E402
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS  # noqa: E402
 from tfspeedlab.results.schema import ResultsFile  # noqa: E402
-from tfspeedlab.units import format_time, select_unit  # noqa: E402
+from tfspeedlab.site import bar_cuts  # noqa: E402
+from tfspeedlab.units import format_bytes, format_time, select_unit  # noqa: E402
 
 # Bar charts keep a linear time axis whatever the spread: their point is how many times one bar
 # is another, which a log axis hides (a 10× gap looks like 3×); the values are written beside the
@@ -97,12 +99,32 @@ def _interval_s(case) -> tuple[float, float]:
     return found.low, found.high
 
 
+# At most this share of a panel's width goes to the label beside a bar: a longer label may run past
+# the axes rather than squeeze its bar to a sliver.
+_MOST_LABEL_SHARE = 0.9
+
+
+def _make_room_for_labels(figure, placed: dict) -> None:
+    """Run each panel's axis far enough that the label beside every bar ends inside it: a label
+    that takes a share f of the axes' width beside a bar of value v needs an axis to v ÷ (1 − f).
+    Measured on the laid-out figure, as the labels' widths depend on the font and the axes' on the
+    tick labels beside them."""
+    renderer = figure.canvas.get_renderer()
+    for axes, labels in placed.items():
+        # (The labels were left out of the layout: fitted around them, the axes shrank to a strip.)
+        width = axes.get_window_extent(renderer).width
+        ends = [value / (1 - min(annotation.get_window_extent(renderer).width / width + 0.04, _MOST_LABEL_SHARE))
+                for annotation, value in labels]
+        axes.set_xlim(0, max(ends))
+
+
 # Beside the time of a bar whose training case did not train.
 UNTRAINED_MARK = "did not train"
 
 
 def time_per_call_svg(results: ResultsFile, theme_name: str) -> str:
-    """Horizontal bars of time per call, whiskers across its 95% interval."""
+    """Horizontal bars of time per call; beside each, its time and, where the table has a baseline,
+    the table's verdict against it (no whisker per time: the verdict's interval is the speed-up's)."""
     theme = THEMES[theme_name]
     cases = list(results.cases)
     times = [case.measurement.per_call_s for case in cases]
@@ -113,33 +135,58 @@ def time_per_call_svg(results: ResultsFile, theme_name: str) -> str:
     with _style(theme):
         figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.5 * len(cases) + 1.6 + _caption_in(results)))
         positions = range(len(cases))[::-1]  # first case on top, as in the table
-        spans = [_interval_s(case) for case in cases]
-        lows = [max(time - low, 0.0) / scale for time, (low, _) in zip(times, spans)]
-        highs = [max(high - time, 0.0) / scale for time, (_, high) in zip(times, spans)]
-        colours = [theme.bars[i % len(theme.bars)] for i in range(len(cases))]
+        reference = next((case for case in cases if case.label == results.baseline), None)
+        if reference is None:  # nothing to set the bars against: each time's own interval instead
+            spans = [_interval_s(case) for case in cases]
+            whiskers = {"xerr": [[max(time - low, 0.0) / scale for time, (low, _) in zip(times, spans)],
+                                 [max(high - time, 0.0) / scale for time, (_, high) in zip(times, spans)]],
+                        "error_kw": {"ecolor": theme.text, "capsize": 4, "linewidth": 1.2}}
+        else:
+            spans, whiskers = [(time, 0.0) for time in times], {}  # no whisker: a label sits at its bar's end
+        # The baseline in the first colour, every bar set against it in the second, as in a grid's chart.
+        colours = [theme.bars[0] if reference is None or case is reference else theme.bars[1] for case in cases]
         # A training case that left its weights where they were is fast because it did nothing:
         # its bar is hatched and says so, as its table row does.
         untrained = summary.untrained_cases(results)
-        bars = axes.barh(list(positions), [t / scale for t in times], color=colours, height=0.6,
-                         xerr=[lows, highs], error_kw={"ecolor": theme.text, "capsize": 4, "linewidth": 1.2})
+        cut = bar_cuts.cut_for(times, reference.measurement.per_call_s if reference is not None else None)
+        drawn = bar_cuts.shown(times, cut)
+        bars = axes.barh(list(positions), [t / scale for t in drawn], color=colours, height=0.6, **whiskers)
+        cut_any = bar_cuts.hatch_cut_bars(bars, times, cut, theme)
         for bar, case in zip(bars, cases):
             if case.label in untrained:
                 bar.set_hatch("///")
                 bar.set_edgecolor(theme.text)
                 bar.set_alpha(0.5)
         axes.set_yticks(list(positions), [_wrapped_label(case.label) for case in cases])
-        for position, time, (_, high), case in zip(positions, times, spans, cases):
-            axes.annotate(format_time(time) + (f" · {UNTRAINED_MARK}" if case.label in untrained else ""),
-                          (max(high, time) / scale, position),
-                          xytext=(6, 0), textcoords="offset points", va="center", ha="left", color=theme.text)
-        axes.set_xlim(right=axes.get_xlim()[1] * 1.4)  # room for the values
+        labels = []
+        for position, time, (_, high), case, end in zip(positions, times, spans, cases, drawn):
+            if case.label in untrained:
+                word = f" · {UNTRAINED_MARK}"
+            elif reference is None or case is reference:
+                word = ""
+            else:
+                word = f" · {time_ratio_word(intervals.ratio(case, reference))}"
+            labels.append((axes.annotate(format_time(time) + word, (max(high, end) / scale, position),
+                                         xytext=(6, 0), textcoords="offset points", va="center", ha="left",
+                                         color=theme.text, in_layout=False), max(high, end) / scale))
         # Three short lines: the axes are narrower than the figure where the case labels are long,
         # and a label wider than its axes is cut at the figure's edge.
-        axes.set_xlabel(f"time per {per} ({unit_name})\n"
-                        "10th percentile of all blocks;\nwhiskers: its 95% interval")
+        beside = ("whiskers: its 95% interval" if reference is None
+                  else f"beside each bar: against\n{_short(reference.label)}, the table's verdict")
+        if cut_any:
+            beside += f";\nhatched: past {bar_cuts.CUT_AT:g}× it, cut there"
+        axes.set_xlabel(f"time per {per} ({unit_name})\n10th percentile of all blocks;\n{beside}")
         axes.grid(axis="x", color=theme.grid, linewidth=0.6)
         _finish_axes(figure, axes, results)
+        _make_room_for_labels(figure, {axes: labels})
+        if cut_any:
+            bar_cuts.stop_the_scale_at(axes, cut / scale, theme)
         return _svg(figure)
+
+
+def _short(label: str) -> str:
+    """A baseline's name for an axis label: cut at the width of a case label, as the y axis shows it."""
+    return label if len(label) <= 2 * _LABEL_CHARS else label[: 2 * _LABEL_CHARS - 1] + "…"
 
 
 # Case labels longer than this go on two lines: one long label would squeeze every bar.
@@ -423,8 +470,15 @@ def memory_over_calls_svg(results: ResultsFile, theme_name: str) -> str:
         for axes, call in zip(panels[:, 0], calls):
             cases = [case for case in results.cases if case.params["call"] == call]
             curves = {case.label: memory_growth.curve(case) for case in cases}
-            unit_name, scale = _bytes_unit(max(max(abs(value) for value in found.bytes_since_start)
-                                               for found in curves.values()))
+            last_call = max(max(found.calls) for found in curves.values())
+            # The band the page calls "no growth" (within 1 KiB a call of none), drawn so that a line
+            # inside it reads as flat however the axis is scaled to its steps.
+            band = NO_GROWTH_BYTES_PER_CALL * last_call
+            unit_name, scale = _bytes_unit(max(band, *(max(abs(value) for value in found.bytes_since_start)
+                                                       for found in curves.values())))
+            axes.fill_between([0, last_call], [0, -band / scale], [0, band / scale], color=theme.grid, alpha=0.45,
+                              linewidth=0, label=f"no growth (±{format_bytes(NO_GROWTH_BYTES_PER_CALL)}/call)"
+                              if call == calls[0] else None)
             for case in cases:
                 found = curves[case.label]
                 keras, cleanup = str(case.params["keras"]), str(case.params["cleanup"])

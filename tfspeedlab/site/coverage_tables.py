@@ -3,6 +3,8 @@ how far each example moved between sittings (the drift that widens them)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tfspeedlab.analysis.drift import SittingDrift
 from tfspeedlab.site.markdown import Markdown, bold, code, table
 
@@ -32,7 +34,16 @@ def coverage_table(by_method: dict[str, list], chosen: str) -> Markdown:
     return table(header, [*body, totals])
 
 
-def coverage_finding(rows: list, expected: float, required: float) -> Markdown:
+@dataclass(frozen=True)
+class SittingSpan:
+    """The re-measure sittings a coverage check rests on: how many, and the first and last (UTC)."""
+
+    sittings: int
+    first: str
+    last: str
+
+
+def coverage_finding(rows: list, expected: float, required: float, span: SittingSpan) -> Markdown:
     """What the chosen method's row of the coverage table says, in one paragraph from its figures."""
     landed, total = sum(row.landed for row in rows), sum(row.total for row in rows)
     if not total:
@@ -47,12 +58,13 @@ def coverage_finding(rows: list, expected: float, required: float) -> Markdown:
                    f"expects of a fresh estimate")
         advice = (" The sittings differ by more than these intervals allow for: a verdict whose interval "
                   "ends within a few percent of 1× is provisional, and may read otherwise on another day.")
-    # The speed-ups of one example's sitting share that sitting's shift: the independent checks are
-    # closer to the example-sittings than to the speed-ups.
-    checks = sum(row.sittings for row in rows)
-    caution = (f" They come from {checks} sittings of an example, so they are closer to {checks} independent "
-               f"checks than to {total}: enough to show a method that falls far short, too few to pin the "
-               "rate down.") if checks < total else ""
+    # The speed-ups of one sitting share that sitting's shift, whichever example they come from: the
+    # independent checks are the sittings, not the speed-ups.
+    caution = (f" They come from {span.sittings} sittings, each of which re-measured every example, "
+               f"taken between {span.first} and {span.last} UTC on one host: closer to {span.sittings} "
+               f"independent checks than to {total}, enough to show a method that falls far short, too few "
+               "to pin the rate down, and silent on how the machine moves over weeks."
+               if span.sittings < total else "")
     return Markdown(f"Under the guide's method, **{landed} of {total}** re-measured speed-ups "
                     f"(**{share:.0%}**) landed inside the committed interval: {verdict}.{advice}{caution}")
 

@@ -198,8 +198,13 @@ def coverage(context: Context) -> str:
         sittings = context.remeasures.get(runner) or {}
         # A re-measure on another CPU model says how far two machines differ, not how well an
         # interval holds on one: only sittings on the committed file's CPU count (drift.same_machine).
-        same_cpu = {example: list(drift.remeasures_of(example, committed[example], sittings).values())
-                    for example in HEADLINE if example in committed}
+        by_sitting = {example: drift.remeasures_of(example, committed[example], sittings)
+                      for example in HEADLINE if example in committed}
+        same_cpu = {example: list(found.values()) for example, found in by_sitting.items()}
+        # The sittings themselves: each re-measured every headline example, so they, not the
+        # example-sittings, are the independent draws of the machine's state.
+        held = [(name, again) for found in by_sitting.values() for name, again in found.items()]
+        times = sorted(again.environment["utc_time"][:16].replace("T", " ") for _, again in held)
         examples = [example for example in same_cpu if same_cpu[example]]
         if not examples:
             return not_measured(runner, "the re-measures of the headline examples",
@@ -215,7 +220,9 @@ def coverage(context: Context) -> str:
                                                                   HEADLINE[example], method) for example in examples}
             by_method[method] = coverage_analysis.summarise(by_example, counts)
         finding = coverage_tables.coverage_finding(by_method[intervals.METHOD], coverage_analysis.EXPECTED_INSIDE,
-                                          coverage_analysis.REQUIRED_INSIDE)
+                                                   coverage_analysis.REQUIRED_INSIDE,
+                                                   coverage_tables.SittingSpan(len({name for name, _ in held}),
+                                                                               times[0], times[-1]))
         return coverage_tables.coverage_table(by_method, intervals.METHOD) + "\n\n" + finding + "\n"
 
     return context.tabs(body)

@@ -173,9 +173,18 @@ def history_span(context: Context, example: str, *, runner: Runner = "cpu") -> s
     if not measured:
         return f"none of the {len(ALL_RELEASES)} releases"
     cpus = sorted({trends.cpu_of(history, example, release) or "an unknown CPU" for release in measured})
-    where = (f"all on one CPU model ({markdown.text(cpus[0])})" if len(cpus) == 1 else
-             f"on {len(cpus)} CPU models (releases measured on different ones are not compared)")
-    return f"{len(measured)} of {len(ALL_RELEASES)} releases ({measured[0].name} to {measured[-1].name}), {where}"
+    environments = [item.results[example].environment for item in history if example in item.results]
+    if len(cpus) > 1:
+        where = f"on {len(cpus)} CPU models (releases measured on different ones are not compared)"
+    elif any(environment.get(name) is not None for environment in environments
+             for name in ("cpu_family", "cpu_flags")):
+        where = f"all on one CPU model ({markdown.text(cpus[0])})"
+    else:  # files older than the harness's CPU fields: one machine, but which model it was is unknown
+        where = (f"all on one machine whose CPU model was not recorded (its name only: "
+                 f"{markdown.text(cpus[0])}), so no other page's run can be called the same CPU model or another")
+    times = sorted(environment["utc_time"][:16].replace("T", " ") for environment in environments)
+    return (f"{len(measured)} of {len(ALL_RELEASES)} releases ({measured[0].name} to {measured[-1].name}), "
+            f"{times[0]} to {times[-1]} UTC, {where}")
 
 
 def _columns(cases: tuple[str, ...]) -> dict[str, str]:

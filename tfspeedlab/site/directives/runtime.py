@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tfspeedlab.analysis.wording import NO_GROWTH_BYTES_PER_CALL
 from tfspeedlab.results.cpu import cpu_description
-from tfspeedlab.site import markdown, memory_tables, settings_tables
+from tfspeedlab.site import markdown, memory_tables, settings_tables, shared_workloads
 from tfspeedlab.site.directives.context import Context, Runner
 from tfspeedlab.site.directives.registry import directive
 from tfspeedlab.units import format_bytes
@@ -67,6 +67,12 @@ def precision_check(context: Context, example: str) -> str:
                               "model 1, stepping 1; AVX2)``.")
 def environment_cpu(context: Context, example: str, *, runner: Runner = "cpu") -> str:
     return markdown.text(cpu_description(context.lookup(example, runner).environment))
+
+
+@directive("environment_when", "The CPU an example was measured on and when (UTC): ``AMD EPYC (family 25, model 1, "
+                               "stepping 1; AVX2), 2026-12-03 17:34``, for an absolute time stated away from its table.")
+def environment_when(context: Context, example: str, *, runner: Runner = "cpu") -> str:
+    return markdown.text(shared_workloads.cpu_and_date(context.lookup(example, runner)))
 
 
 @directive("onednn_default", "Whether TensorFlow ran its oneDNN operations by default where a grid was measured, as "
