@@ -38,6 +38,9 @@ def test_the_committed_results_render_with_their_cpu_and_date():
             # Each row's time is the page's own figure, with its machine and date beside it.
             assert directives.render("time", [timing.example, timing.case], context(committed.values())) in rendered
             assert found.environment["utc_time"][:10] in rendered
+            # A short CPU name in the row, spelled out once under the tables.
+            assert shared_workloads.short_cpu(found.environment) in rendered
+            assert f"{shared_workloads.short_cpu(found.environment)}: " in rendered.split("CPU models, as the tables")[1]
     assert "Factor \\[95% interval\\]" in rendered
 
 
@@ -58,7 +61,7 @@ def test_each_row_is_set_against_the_first_on_its_own_cpu_model(monkeypatch):
     table = shared_workloads.times_table(by_name.__getitem__, lambda page: page, lambda timing: "t")
     rows = [line for line in table.splitlines() if line.startswith("| ") and "Workload" not in line
             and not line.startswith("| ---")]
-    assert FIRST_ON_CPU in rows[0] and FIRST_ON_CPU in rows[1] and "(family 26, model 2)" in rows[1]
+    assert FIRST_ON_CPU in rows[0] and FIRST_ON_CPU in rows[1] and "Test CPU 26/2" in rows[1]
     # Each names the row it is set against by its page.
     assert "against “predict in a loop”: 1.60× slower here \\[" in rows[2]
     # Against the first row on family 26, not against the first row of the table.

@@ -46,7 +46,7 @@ STEP_PAGE, TF1_PAGE = "training-step.md", "tf1-vs-tf2.md"
 PAGE_TITLES = {PREDICT_PAGE: "predict in a loop", SMALL_OPS_PAGE: "many small ops", SETTINGS_PAGE: "CPU settings",
                STEP_PAGE: "a training step", TF1_PAGE: "TF1 vs TF2", "keras-backends.md": "Keras backends",
                "memory-startup.md": "memory and start-up", "profiling.md": "profiling a step",
-               "frameworks.md": "other frameworks"}
+               "frameworks.md": "other frameworks", "matmul.md": "one big op"}
 
 SHARED_TIMES = (
     SharedTime("The CNN's `predict`, one sample a call", (
@@ -72,6 +72,15 @@ SHARED_TIMES = (
         Timing("profiling.md", "step_profile", "graph"),
         Timing("frameworks.md", "frameworks", "TensorFlow graph · training step"),
         Timing(SETTINGS_PAGE, "cpu_settings", "default · training step"),
+    )),
+    SharedTime("A 512 × 512 matmul, one `tf.function`", (
+        Timing("matmul.md", "matmul", "graph 512"),
+        Timing(SETTINGS_PAGE, "cpu_settings", "default · matmul 512"),
+    )),
+    SharedTime("A 2048 × 2048 matmul, one `tf.function` (float32)", (
+        Timing("matmul.md", "matmul", "graph 2048"),
+        Timing(SETTINGS_PAGE, "cpu_settings", "default · matmul 2048"),
+        Timing(SETTINGS_PAGE, "mixed_precision", "float32 · matmul 2048"),
     )),
     SharedTime("The small model's `train_on_batch` (Keras 3)", (
         Timing(TF1_PAGE, "tf1_vs_tf2", "small · Keras 3 train_on_batch"),
@@ -108,6 +117,26 @@ SHARED_SPEEDUPS = (
 # What the comparison column says of the first row on a CPU model: times on two CPU models are not
 # readings of one quantity, however close, so it is set against none.
 FIRST_ON_CPU = "first on its CPU model"
+
+
+def short_cpu(environment) -> str:
+    """``AMD EPYC 25/1``: the model name with its family and model number, short enough for a
+    table's column on a phone (``cpu_legend`` spells each out under the tables)."""
+    family, model = environment.get("cpu_family"), environment.get("cpu_model_number")
+    name = environment.get("cpu_model", "unknown CPU")
+    return f"{name} {family}/{model}" if family is not None and model is not None else name
+
+
+def short_cpu_and_date(results: ResultsFile) -> str:
+    """``AMD EPYC 25/1, 2026-12-03 08:08``: a table cell's CPU model and when the file was measured."""
+    return f"{short_cpu(results.environment)}, {results.environment['utc_time'][:16].replace('T', ' ')}"
+
+
+def cpu_legend(files: list[ResultsFile]) -> Markdown:
+    """Under the tables: each short CPU name spelled out as recorded."""
+    spelled = dict.fromkeys(f"{short_cpu(found.environment)}: {cpu_description(found.environment)}"
+                            for found in files)
+    return Markdown("CPU models, as the tables name them: " + "; ".join(text(line) for line in spelled) + ".")
 
 
 def cpu_and_date(results: ResultsFile) -> str:
@@ -149,7 +178,7 @@ def times_table(results_of, page_link, time_of, sittings_of=lambda example: ()) 
                              f"{PAGE_TITLES[timing.page]}, re-measured"))
         for index, (page, time, results, timing, _) in enumerate(rows):
             body.append([Markdown(shared.workload) if index == 0 else "", page, time,
-                         text(cpu_and_date(results)), text(_against_first_on_its_cpu(rows, index))])
+                         text(short_cpu_and_date(results)), text(_against_first_on_its_cpu(rows, index))])
     return table(["Workload", "Page", "Time per call", "CPU, measured (UTC)", "Against the first row on its CPU model"],
                  body, [LEFT, LEFT, RIGHT, LEFT, LEFT])
 
@@ -182,7 +211,7 @@ def speedups_table(results_of, page_link, sittings_of=lambda example: ()) -> Mar
         for index, (page, slow_file, fast_file, slow, fast) in enumerate(rows):
             found = intervals.ratio(slow_file.case(slow.case), fast_file.case(fast.case))
             body.append([Markdown(shared.workload) if index == 0 else "", page,
-                         text(wording.page_speedup(found)), text(cpu_and_date(slow_file))])
+                         text(wording.page_speedup(found)), text(short_cpu_and_date(slow_file))])
     return table(["Speed-up", "Page", "Factor [95% interval]", "CPU, measured (UTC)"], body,
                  [LEFT, LEFT, RIGHT, LEFT])
 

@@ -257,5 +257,9 @@ def shared_workloads(context: Context, *, runner: Runner = "cpu") -> str:
     def sittings_of(example: str):
         return context.sittings_of(example, runner)
 
+    files = [results_of(timing.example) for item in shared.SHARED_TIMES for timing in item.timings]
+    files += [again for item in shared.SHARED_TIMES for timing in item.timings
+              for again in shared.other_cpus(results_of(timing.example), sittings_of(timing.example))]
     return (f"{shared.times_table(results_of, page_link, time_of, sittings_of)}\n\n"
-            f"{shared.speedups_table(results_of, page_link, sittings_of)}\n")
+            f"{shared.speedups_table(results_of, page_link, sittings_of)}\n\n"
+            f"{shared.cpu_legend(files)}\n")
