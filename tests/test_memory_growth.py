@@ -83,7 +83,8 @@ def test_the_interval_is_over_every_part_of_every_process():
 def test_growth_words_follow_the_interval():
     assert format_growth(Estimate(10240, 9216, 11264)) == "grows 10.0\u00a0KiB per\u00a0call [9.00\u00a0KiB–11.0\u00a0KiB]"
     assert format_growth(Estimate(10, -200, 300), per="model") == (
-        "no growth (−200\u00a0B to 300\u00a0B per\u00a0model, within 1.00\u00a0KiB of none)")
+        "no growth (−200\u00a0B to 300\u00a0B per\u00a0model, within 1.00\u00a0KiB of none: at most "
+        "286\u00a0MiB over a million models)")
     assert format_growth(Estimate(100, -3000, 5000)) == "no clear growth (−2.93\u00a0KiB to 4.88\u00a0KiB per\u00a0call)"
     # Memory that never moved is said as such, not as an interval "0 B to 0 B".
     assert format_growth(Estimate(0, 0, 0)) == "no growth (resident memory did not move in any reading)"

@@ -383,12 +383,15 @@ def split_grid_svg(results: ResultsFile, theme_name: str) -> str:
             # each name gets a place of its own on the axis, and its rows' points stand apart there.
             numeric = all(isinstance(value, int | float) and not isinstance(value, bool) for value in grid.column_values)
             place = {value: value if numeric else index for index, value in enumerate(grid.column_values)}
-            for row in rows:
+            for number, row in enumerate(rows):
                 points = grid.row(row)
                 if not points:
                     continue
                 colour, dash = styles[row]
-                axes.plot([place[column] for column, _ in points],
+                # Named places: each row a little apart within its place, so that two rows of
+                # nearly one time (the baseline among them) do not hide one another.
+                nudge = 0.0 if numeric else 0.6 * (number / max(len(rows) - 1, 1) - 0.5)
+                axes.plot([place[column] + nudge for column, _ in points],
                           [case.measurement.per_call_s / scale for _, case in points],
                           color=colour, linestyle=dash if numeric else "none", marker="o",
                           markersize=4 if numeric else 6, linewidth=1.6, label=row if grid is grids[0] else None)
