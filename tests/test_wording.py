@@ -49,14 +49,14 @@ def test_an_unclear_grid_cell_says_how_far_a_re_measure_may_move_it():
     """No separate noise mark: where the interval holds 1, the cell's own words carry its reach."""
     # The time lies between 0.9 and 1.2 times the reference's: up to 1.20× slower, up to 1.11× faster.
     assert wording.format_time_ratio(Ratio(1.05, 0.9, 1.2)) == "no clear difference (1.20× slower to 1.11× faster)"
-    assert wording.format_time_ratio(Ratio(2.0, 1.5, 2.5)) == "2.00×\u00a0slower"  # clear: no range needed
+    assert wording.format_time_ratio(Ratio(2.0, 1.5, 2.5)) == "2.00×\u00a0slower [1.50–2.50×]"  # and its interval
 
 
 def test_a_time_ratio_far_below_one_reads_as_times_faster():
-    assert wording.format_time_ratio(Ratio(1 / 540, 1 / 600, 1 / 500)) == "540×\u00a0faster"
+    assert wording.format_time_ratio(Ratio(1 / 540, 1 / 600, 1 / 500)) == "540×\u00a0faster [500–600×]"
     assert wording.format_time_ratio(Ratio(1.08, 0.99, 1.2)).startswith("no clear difference (")  # the interval holds 1
-    assert wording.format_time_ratio(Ratio(0.343, 0.33, 0.35)) == "2.92×\u00a0faster"
-    assert wording.format_time_ratio(Ratio(1.5, 1.4, 1.6)) == "1.50×\u00a0slower"
+    assert wording.format_time_ratio(Ratio(0.343, 0.33, 0.35)) == "2.92×\u00a0faster [2.86–3.03×]"
+    assert wording.format_time_ratio(Ratio(1.5, 1.4, 1.6)) == "1.50×\u00a0slower [1.40–1.60×]"
 
 
 def test_every_phrase_of_a_too_wide_interval_reads_not_measurable():

@@ -197,13 +197,12 @@ def time_ratio_word(found: Ratio) -> str:
 
 
 def format_time_ratio(found: Ratio) -> str:
-    """A time against a reference time, in words (a grid's cells): ``time_ratio_word``, and where
-    the interval holds 1 the interval too, ``no clear difference (1.08× slower to 1.03× faster)``,
-    so that the cell itself says how far a re-measure may move."""
-    word = time_ratio_word(found)
-    if word in (str(Verdict.UNCLEAR), NOT_MEASURABLE):
-        return unclear_range(1 / found.high, 1 / found.low)
-    return word
+    """A time against a reference time, in words (a grid's cells), with the interval the words come
+    from: ``2.91× faster [2.70–3.12×]``, ``no clear difference (1.08× slower to 1.03× faster)``, so
+    that the cell itself says how far a re-measure may move; nothing from a single process."""
+    if found.one_process:
+        return ONE_PROCESS
+    return format_change(found, unclear=str(Verdict.UNCLEAR))
 
 
 def format_change(found: Ratio, unclear: str = "no clear change") -> str:
