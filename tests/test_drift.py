@@ -131,3 +131,24 @@ def test_a_sweep_table_and_a_sentence_quoting_one_of_its_points_give_one_interva
         assert (found.low, found.value, found.high) == (quoted.low, quoted.value, quoted.high)
         bare = dict(sweeps.speedups(sweep_file, "graph", "eager"))[n]
         assert found.low < bare.low and found.high > bare.high
+
+
+def test_the_release_history_is_widened_by_the_pooled_drift():
+    """A release's passes are sittings on a machine no re-measure checked: its intervals take the
+    drift pooled over the re-measured examples, as a committed file on another CPU does."""
+    from tfspeedlab.results.history import ReleaseResults
+    from tfspeedlab.spec.releases import Release
+
+    committed = {"small_ops": sitting(1e-3, "2026-12-02T10:00:00+00:00"),
+                 "matmul": sitting(1e-3, "2026-12-02T10:00:00+00:00", example="matmul")}
+    sittings = {"2026-12-02T1100": {"small_ops": sitting(1.3e-3, "2026-12-02T11:00:00+00:00", seed=1)}}
+    drifts = drift.for_runner(committed, sittings)
+    release = sitting(1e-3, "2026-11-30T18:00:00+00:00", seed=3)
+    history = [ReleaseResults(Release(2, 21), {"small_ops": release})]
+    widened = drift.attach_history(history, drifts)[0].results["small_ops"]
+    pooled = drifts["matmul"]
+    assert all(case.drift == pooled.widening for case in widened.cases)
+    before, after = intervals.speedup(release, "eager", "graph"), intervals.speedup(widened, "eager", "graph")
+    assert after.value == before.value and after.low < before.low and after.high > before.high
+    # No re-measures anywhere: the history keeps one sitting's intervals.
+    assert drift.attach_history(history, {}) is history

@@ -140,6 +140,19 @@ def attach(committed: Mapping[str, ResultsFile], drifts: Mapping[str, SittingDri
             for example, found in committed.items()}
 
 
+def attach_history(history: list, drifts: Mapping[str, SittingDrift]) -> list:
+    """The release history (``ReleaseResults``, one folder per release) with every case carrying the
+    drift pooled over the runner's re-measured examples: its passes are sittings of their own on a
+    machine no re-measure has checked, so it is widened as a committed file on another CPU is."""
+    shared = next((found for found in drifts.values() if not found.own), None)
+    if shared is None:
+        return history
+    return [replace(item, results={example: replace(found, cases=tuple(replace(case, drift=shared.widening)
+                                                                         for case in found.cases))
+                                   for example, found in item.results.items()})
+            for item in history]
+
+
 def held_out_landings(committed: Mapping[str, ResultsFile],
                       sittings: Mapping[str, Mapping[str, ResultsFile]]) -> dict[str, list[Landing]]:
     """Per headline example, where each sitting's re-measures landed against the committed intervals

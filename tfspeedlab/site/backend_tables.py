@@ -37,7 +37,8 @@ def payback_table(results: ResultsFile, call: str = backends.TRAINING_CALL) -> M
             found = backends.payback(pivot, backend, call)
             if found is None:
                 continue
-            steps = ("never (not clearly faster per step)" if found.steps is None
+            never = "never (slower per step)" if found.speedup.below_one else "never (not clearly faster per step)"
+            steps = (never if found.steps is None
                      else f"{found.steps:,.0f} step{'s' if found.steps != 1 else ''}")
             if found.steps is not None and found.steps_range is not None and len(set(found.steps_range)) == 2:
                 low, high = found.steps_range

@@ -127,8 +127,9 @@ def _load(root: Path) -> SiteData:
     remeasures = {runner: _remeasures(root, runner) for runner in RUNNERS}
     # Every interval drawn from a committed file takes in how far its machine moved between sittings,
     # where re-measure sittings say (the fair-timing page's "Do the intervals hold up?").
-    results = {runner: drift.attach(found, drift.for_runner(found, remeasures[runner]))
-               for runner, found in results.items()}
+    drifts = {runner: drift.for_runner(found, remeasures[runner]) for runner, found in results.items()}
+    results = {runner: drift.attach(found, drifts[runner]) for runner, found in results.items()}
+    history = {runner: drift.attach_history(found, drifts.get(runner, {})) for runner, found in history.items()}
     return SiteData(root, results, known, history, diagnoses, simulator.fitted_models(results), remeasures)
 
 

@@ -182,7 +182,9 @@ def history_span(context: Context, example: str, *, runner: Runner = "cpu") -> s
     else:  # files older than the harness's CPU fields: one machine, but which model it was is unknown
         where = (f"all on one machine whose CPU model was not recorded (its name only: "
                  f"{markdown.text(cpus[0])}), so no other page's run can be called the same CPU model or another")
-    times = sorted(environment["utc_time"][:16].replace("T", " ") for environment in environments)
+    # Each file's utc_time is its last sitting's; a pooled file lists every sitting it holds.
+    times = sorted(moment[:16].replace("T", " ") for environment in environments
+                   for moment in (environment.get("sittings") or [environment["utc_time"]]))
     return (f"{len(measured)} of {len(ALL_RELEASES)} releases ({measured[0].name} to {measured[-1].name}), "
             f"{times[0]} to {times[-1]} UTC, {where}")
 
