@@ -112,3 +112,13 @@ def test_a_speedup_across_cpu_models_reads_as_its_range():
     mixed = wording.across_cpu_models([ratio(3.0), Ratio(1.0, 0.9, 1.1, processes=3)])
     assert mixed == "3.00× faster; no clear difference on 2 CPU models, one run each"
     assert wording.across_cpu_models([Ratio(3.0, 2.0, 4.0, processes=1)]) == "one process: no verdict (one CPU model measured)"
+
+
+def test_a_cpu_recorded_without_its_family_is_told_apart_by_its_instruction_sets():
+    older = {"cpu_model": "AMD EPYC", "cpu_flags": ["avx2", "avx512f"]}
+    newer = {"cpu_model": "AMD EPYC", "cpu_flags": ["avx2", "avx_vnni"]}
+    assert shared_workloads.short_cpu(older) == "AMD EPYC (AVX2, AVX-512)"
+    assert shared_workloads.short_cpu(newer) == "AMD EPYC (AVX2, AVX-VNNI)"
+    assert shared_workloads.short_cpu({"cpu_model": "AMD EPYC", "cpu_family": 25, "cpu_model_number": 1}) == \
+        "AMD EPYC 25/1"
+    assert shared_workloads.short_cpu({"cpu_model": "AMD EPYC"}) == "AMD EPYC"

@@ -124,7 +124,11 @@ def short_cpu(environment) -> str:
     table's column on a phone (``cpu_legend`` spells each out under the tables)."""
     family, model = environment.get("cpu_family"), environment.get("cpu_model_number")
     name = environment.get("cpu_model", "unknown CPU")
-    return f"{name} {family}/{model}" if family is not None and model is not None else name
+    if family is not None and model is not None:
+        return f"{name} {family}/{model}"
+    # An older file recorded no family: its instruction sets are what tell two such CPUs apart.
+    detail = cpu_description(environment).partition(" (")[2].rstrip(")")
+    return f"{name} ({detail})" if detail else name
 
 
 def short_cpu_and_date(results: ResultsFile) -> str:
@@ -175,7 +179,7 @@ def times_table(results_of, page_link, time_of, sittings_of=lambda example: ()) 
             for again in other_cpus(results, sittings_of(timing.example)):
                 rows.append((join(page_link(timing.page), ", re-measured"),
                              format_time(again.case(timing.case).measurement.per_call_s), again, timing,
-                             f"{PAGE_TITLES[timing.page]}, re-measured"))
+                             f"{PAGE_TITLES[timing.page]}, re-measured {again.environment['utc_time'][:16].replace('T', ' ')}"))
         for index, (page, time, results, timing, _) in enumerate(rows):
             body.append([Markdown(shared.workload) if index == 0 else "", page, time,
                          text(short_cpu_and_date(results)), text(_against_first_on_its_cpu(rows, index))])
