@@ -157,8 +157,10 @@ def held_out_landings(committed: Mapping[str, ResultsFile],
                       sittings: Mapping[str, Mapping[str, ResultsFile]]) -> dict[str, list[Landing]]:
     """Per headline example, where each sitting's re-measures landed against the committed intervals
     under "with drift", the drift estimated from the *other* sittings: no sitting is checked against
-    an interval it helped to widen."""
+    an interval it helped to widen. That drift is scaled by the t the pages use (on every sitting),
+    so the check is of the intervals a reader sees, not of wider ones."""
     found: dict[str, list[Landing]] = {}
+    published = for_runner(committed, sittings)
     for name, sitting in sittings.items():
         drifts = for_runner(committed, {other: held for other, held in sittings.items() if other != name})
         for example, narrowed in HEADLINE.items():
@@ -166,5 +168,5 @@ def held_out_landings(committed: Mapping[str, ResultsFile],
                 held = drifts.get(example)
                 found.setdefault(example, []).extend(
                     landings(committed[example], [sitting[example]], narrowed, "with drift",
-                             held.widening if held else None))
+                             (held.log_sd, published[example].degrees_of_freedom) if held else None))
     return found

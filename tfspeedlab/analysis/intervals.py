@@ -210,15 +210,20 @@ def _case_drift(case: CaseResult | Sequence[Measurement]) -> tuple[float, int]:
     return 0.0, 0
 
 
+def widened(value: float, low: float, high: float, log_sd: float, quantile: float) -> tuple[float, float]:
+    """An interval's ends widened by ``quantile`` × the drift ``log_sd``, in quadrature on the log scale."""
+    spread = (quantile * log_sd) ** 2
+    centre = math.log(value)
+    return (math.exp(centre - math.sqrt((centre - math.log(low)) ** 2 + spread)),
+            math.exp(centre + math.sqrt((math.log(high) - centre) ** 2 + spread)))
+
+
 def with_drift(found: Ratio, log_sd: float, quantile: float) -> Ratio:
     """``found`` with each end widened by ``quantile`` × the drift ``log_sd``, in quadrature on the log scale."""
     if log_sd <= 0:
         return found
-    spread = (quantile * log_sd) ** 2
-    centre = math.log(found.value)
-    low = centre - math.sqrt((centre - math.log(found.low)) ** 2 + spread)
-    high = centre + math.sqrt((math.log(found.high) - centre) ** 2 + spread)
-    return dataclasses.replace(found, low=math.exp(low), high=math.exp(high), drift=log_sd)
+    low, high = widened(found.value, found.low, found.high, log_sd, quantile)
+    return dataclasses.replace(found, low=low, high=high, drift=log_sd)
 
 
 def ratio(a: CaseResult | Sequence[Measurement], b: CaseResult | Sequence[Measurement],

@@ -77,7 +77,8 @@ def trend_svg(series: dict[str, list[trends.TrendPoint]], releases: list[Release
     log_scale = max(estimates) / min(estimates) >= LOG_SPREAD
     sittings = any(SITTING_SEPARATOR in name for name in series)
     caption = (f"{example} · each sitting's 10th percentile of its blocks · no interval: one process per sitting"
-               if sittings else f"{example} · 10th percentile of all blocks · bars: 95% interval")
+               if sittings else f"{example} · 10th percentile of all blocks · bars: 95% interval, with the drift "
+                                "between sittings")
     caption_lines = wrap_at_separators(caption)
     # Two legend columns of short names; one where a name is long (a second column would run off).
     columns = 2 if max(len(name) for name in series) <= 32 else 1
