@@ -182,15 +182,30 @@ def committed_site(tmp_path_factory) -> Path:
     return site
 
 
-@pytest.fixture(scope="session")
-def site_url(quick_site):
-    """``quick_site`` served over HTTP on a free local port, for the browser tests."""
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(quick_site))
+def _served(site: Path):
+    """``site`` served over HTTP on a free local port until the generator is closed: yields its URL."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def site_url(quick_site):
+    """``quick_site`` served over HTTP on a free local port, for the browser tests."""
+    yield from _served(quick_site)
+
+
+@pytest.fixture(scope="session")
+def committed_site_url(committed_site):
+    """``committed_site``, the site as published, served like ``site_url``.
+
+    For the layout checks whose outcome depends on the figures' length: the
+    quick results' figures are not the published ones.
+    """
+    yield from _served(committed_site)
 
 
 @pytest.fixture(scope="module")

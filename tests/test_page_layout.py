@@ -254,10 +254,16 @@ FIRST_CODE_TOP = """() => {
 }"""
 
 
+@pytest.fixture(params=["quick", "committed"])
+def either_site_url(request):
+    """The site built from the quick results, then the site as published (its figures are longer)."""
+    return request.getfixturevalue("site_url" if request.param == "quick" else "committed_site_url")
+
+
 @pytest.mark.parametrize("path", QUESTION_PAGES)
-def test_a_question_page_shows_the_answer_and_its_code_within_two_screens(browser, site_url, path):
+def test_a_question_page_shows_the_answer_and_its_code_within_two_screens(browser, either_site_url, path):
     page = browser.new_page(viewport={"width": LAPTOP, "height": 800})
-    _open(page, site_url + path)
+    _open(page, either_site_url + path)
     top = page.evaluate(FIRST_CODE_TOP)
     answer = page.evaluate("() => !!document.querySelector('article .admonition.success')")
     page.close()
@@ -265,9 +271,9 @@ def test_a_question_page_shows_the_answer_and_its_code_within_two_screens(browse
     assert top is not None and top <= ANSWER_WITHIN_PX, f"{path}: the first code block starts at {top} px"
 
 
-def test_the_home_page_links_the_tf1_question_within_a_phones_first_screen(browser, site_url):
+def test_the_home_page_links_the_tf1_question_within_a_phones_first_screen(browser, either_site_url):
     page = browser.new_page(viewport={"width": PHONE, "height": 800})
-    _open(page, site_url + "/")
+    _open(page, either_site_url + "/")
     top = page.evaluate("""() => {
       const link = [...document.querySelectorAll('article a[href]')].find(a => a.getAttribute('href').includes('tf1-vs-tf2'));
       return link ? link.getBoundingClientRect().top + window.scrollY : null;
