@@ -145,3 +145,15 @@ def test_a_training_case_that_moved_no_weight_gets_no_speed_up_while_its_baselin
     assert summary.rows(results)[1].speedup == wording.DID_NOT_TRAIN
     # Where no case reports its weights, the table says what it says of any case.
     assert summary.rows(synthetic_results())[1].speedup != wording.DID_NOT_TRAIN
+
+
+def test_a_release_change_whose_near_end_is_close_to_one_is_marked_provisional():
+    """Between releases, a verdict whose interval's near end (as printed) is below 1.10× reads provisionally."""
+    assert wording.format_release_change(Ratio(1.27, 1.06, 1.52)) == "provisionally 1.27×\u00a0slower [1.06–1.52×]"
+    faster = wording.format_release_change(Ratio(1 / 1.3, 1 / 1.6, 1 / 1.09))
+    assert faster.startswith("provisionally ") and faster.endswith("faster [1.09–1.60×]")
+    # 1.096 prints as 1.10: what the reader sees decides, so it is not marked.
+    assert not wording.format_release_change(Ratio(1.4, 1.096, 1.7)).startswith("provisionally")
+    assert wording.format_release_change(Ratio(2.23, 1.85, 2.66)) == wording.format_change(Ratio(2.23, 1.85, 2.66))
+    unclear = Ratio(1.0, 0.95, 1.05)
+    assert wording.format_release_change(unclear) == wording.format_change(unclear)

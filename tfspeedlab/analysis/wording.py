@@ -216,6 +216,23 @@ def format_change(found: Ratio, unclear: str = "no clear change") -> str:
     return unclear_range(1 / found.high, 1 / found.low, unclear)
 
 
+# A change between releases divides times taken at different moments of a pass, which can drift
+# more than the between-sittings drift its interval carries; a verdict whose interval's near end
+# lies below this is read as provisional (the releases page states the rule beside its figures).
+PROVISIONAL_BELOW = 1.10
+
+
+def format_release_change(found: Ratio) -> str:
+    """A change from one release to the next, as ``format_change``, led by ``provisionally`` when
+    it is a verdict whose interval's near end, as printed, lies below ``PROVISIONAL_BELOW``:
+    ``provisionally 1.27× slower [1.06–1.52×]`` (a word before the figure reads in any sentence)."""
+    phrase = format_change(found)
+    near_end = found.low if found.low > 1 else 1 / found.high if found.high < 1 else None
+    if near_end is not None and float(format_factor(near_end)) < PROVISIONAL_BELOW:
+        return f"provisionally {phrase}"
+    return phrase
+
+
 UNCLEAR_BETWEEN_CASES = "not clearly different"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tfspeedlab.analysis import history as trends
 from tfspeedlab.analysis import intervals, memory_growth
-from tfspeedlab.analysis.wording import ONE_PROCESS, format_change, growth_cell, time_change
+from tfspeedlab.analysis.wording import ONE_PROCESS, format_release_change, growth_cell, time_change
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import NotInResults
 from tfspeedlab.site.markdown import LEFT, Markdown, code, italic, table
@@ -49,7 +49,7 @@ def _change(found: intervals.Ratio) -> str:
     """A change across releases, in words; none from one process on either side (the guide's rule)."""
     if found.one_process:
         return ONE_PROCESS
-    return format_change(found)
+    return format_release_change(found)
 
 
 def changes_table(history: list[ReleaseResults], example: str) -> Markdown:
@@ -58,7 +58,7 @@ def changes_table(history: list[ReleaseResults], example: str) -> Markdown:
         return Markdown(italic(f"No case changed by {format_ratio(trends.MATERIAL_CHANGE)} or more, with its interval "
                                "clear of 1, between consecutive releases."))
     rows = [[step.case, f"{step.before.name} → {step.after.name}", format_time(step.old_s), format_time(step.new_s),
-             format_change(step.change)] for step in steps]
+             format_release_change(step.change)] for step in steps]
     return table(["Case", "Releases", "Before", "After", "Change [95% interval]"], rows,
                  [LEFT, LEFT, "--:", "--:", LEFT])
 
