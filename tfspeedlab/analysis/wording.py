@@ -227,7 +227,7 @@ def format_release_change(found: Ratio) -> str:
     it is a verdict whose interval's near end, as printed, lies below ``PROVISIONAL_BELOW``:
     ``provisionally 1.27× slower [1.06–1.52×]`` (a word before the figure reads in any sentence)."""
     phrase = format_change(found)
-    near_end = found.low if found.low > 1 else 1 / found.high if found.high < 1 else None
+    near_end = found.low if found.above_one else 1 / found.high if found.below_one else None
     if near_end is not None and float(format_factor(near_end)) < PROVISIONAL_BELOW:
         return f"provisionally {phrase}"
     return phrase
