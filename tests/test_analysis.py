@@ -52,7 +52,7 @@ def test_gain_fades_where_the_graph_stops_helping():
     )
     assert sweeps.gain_fades_at(results) == 512
     assert sweeps.difference_fades_at(results) == 512
-    assert quantities.derived(results, "best_graph_gain") == "2.00× faster (at size 8)"
+    assert quantities.derived(results, "best_graph_gain") == "2.00×\xa0faster (at size 8)"
 
 
 def test_gain_never_reached_reports_the_first_point():
@@ -111,7 +111,7 @@ def test_xla_pairs_keep_every_workload_apart_and_know_the_keras_and_step_pairs()
     ))
     labels = [(p.label, p.verdict) for p in xla_pairs(keras)]
     assert labels == [("tiny: tf.function step + XLA vs tf.function step", "XLA slower"),
-                      ("tiny: Keras 3 jit_compile vs Keras 3 train_on_batch", "no clear difference")]
+                      ("tiny: Keras 3 jit_compile vs Keras 3 train_on_batch", "the same")]
 
 
 def test_where_the_gap_closes_reads_for_a_range_the_last_size_and_nowhere():

@@ -8,25 +8,65 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from tfspeedlab.analysis.wording import Verdict
 
 PACKAGE = REPO / "tfspeedlab"
 WORDING = PACKAGE / "analysis" / "wording.py"
 MAX_LINES = 500
-# Phrases that are verdicts by themselves: only the wording module may spell them.
-VERDICT_PHRASES = {str(verdict) for verdict in Verdict} | {
-    "faster than", "slower than", "not clearly different from", "not clearly different", "XLA faster",
-    "XLA slower", "faster here", "slower here", "no significant difference", "no clear change"}
+# What words a verdict: only the wording module may spell these, in a string, an f-string or a format
+# string. A factor and a verdict word ("2.0× faster", "{}× slower", "{} faster"), a comparison
+# ("faster than"), the four verdicts' own phrases and every phrase they retired.
+VERDICT_PATTERNS = [re.compile(pattern, re.IGNORECASE) for pattern in (
+    r"(×|\{\})\s*(faster|slower)\b", r"\b(faster|slower) than\b", r"\binconclusive\b",
+    r"\bthe same within\b", r"\bno clear\b", r"\bnot clearly\b", r"\bnot measurabl", r"\bprovisional",
+    r"\bno material\b", r"\bno growth\b", r"\bno significant\b", r"\bno clear change\b",
+    r"^\s*(faster|slower|the same)\s*$")]
 
 
 def sources() -> list[Path]:
     return sorted(PACKAGE.rglob("*.py"))
 
 
-def string_constants(tree: ast.AST):
+def _documentation(tree: ast.AST) -> set[int]:
+    """The ids of the string nodes that document rather than print: docstrings, and a directive's
+    description (``directive(NAME, DESCRIPTION)``), which may quote what the wording module prints;
+    and the constant parts of f-strings, read with their f-string."""
+    found = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            yield node
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "directive"
+              and len(node.args) > 1):
+            found |= {id(part) for part in ast.walk(node.args[1])}
+        elif isinstance(node, ast.JoinedStr):
+            found |= {id(value) for value in node.values}
+    return found
+
+
+def _texts(tree: ast.AST):
+    """Every string a module can print: each constant, and each f-string read with ``{}`` for its
+    placeholders (``{Verdict.FASTER}`` read as the word it stands for)."""
+    skip = _documentation(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            yield node.lineno, node.value
+        elif isinstance(node, ast.JoinedStr):
+            parts = []
+            for value in node.values:
+                if isinstance(value, ast.Constant):
+                    parts.append(str(value.value))
+                elif (isinstance(value, ast.FormattedValue) and isinstance(value.value, ast.Attribute)
+                      and isinstance(value.value.value, ast.Name) and value.value.value.id in ("Verdict", "Growth")):
+                    parts.append(value.value.attr.lower())
+                else:
+                    parts.append("{}")
+            yield node.lineno, "".join(parts)
+
+
+def verdict_literals(source: str) -> list[str]:
+    return [f"line {line}: {text!r}" for line, text in _texts(ast.parse(source))
+            if any(pattern.search(text) for pattern in VERDICT_PATTERNS)]
 
 
 def test_no_module_is_over_500_lines():
@@ -35,15 +75,16 @@ def test_no_module_is_over_500_lines():
     assert not long, f"split these modules (each over {MAX_LINES} lines): {long}"
 
 
-def verdict_literals(source: str) -> list[str]:
-    return [f"line {node.lineno}: {node.value!r}" for node in string_constants(ast.parse(source))
-            if node.value.strip() in VERDICT_PHRASES]
-
-
-def test_the_verdict_checker_finds_a_verdict_word_as_a_literal():
+def test_the_verdict_checker_finds_a_verdict_in_a_literal_an_f_string_or_a_format_string():
     assert verdict_literals('word = "faster"\nif word == "no clear difference": pass') == [
         "line 1: 'faster'", "line 2: 'no clear difference'"]
-    assert verdict_literals('f"{ratio} {Verdict.FASTER}"\n"a sentence that says faster"') == []
+    assert verdict_literals('x = f"{ratio} {Verdict.FASTER}"') == ["line 1: '{} faster'"]
+    assert verdict_literals('x = f"{format_ratio(v)}× slower [{low}]"') == ["line 1: '{}× slower [{}]'"]
+    assert verdict_literals('x = "{}× faster".format(v)') == ["line 1: '{}× faster'"]
+    assert verdict_literals('x = f"{a} is inconclusive here"') == ["line 1: '{} is inconclusive here'"]
+    assert verdict_literals('x = "%s faster than eager" % a') == ["line 1: '%s faster than eager'"]
+    # A docstring may quote the wording module; a sentence that only mentions speed is no verdict.
+    assert verdict_literals('def f():\n    """Reads ``2× faster``."""\nx = "a faster machine"') == []
 
 
 def test_verdict_words_are_spelt_only_in_the_wording_module():

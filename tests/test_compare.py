@@ -8,6 +8,7 @@ import pytest
 from conftest import run_cli, synthetic_results
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.compare import CompareError, compare
+from tfspeedlab.analysis.wording import Verdict
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.results.schema import CaseResult
 from tfspeedlab.results.store import write_results
@@ -35,17 +36,17 @@ def test_the_same_run_twice_differs_in_nothing(tmp_path):
     changes = compare(old, new)
     assert [change.case for change in changes] == ["eager", "graph"]
     assert not any(change.significant for change in changes)
-    assert all(change.verdict == "no clear difference" for change in changes)
+    assert all(not change.verdict.clear for change in changes)
 
 
 def test_a_slowed_case_is_flagged_and_the_others_are_not(tmp_path):
     old = write_results(results(), tmp_path / "old")
     new = write_results(results(graph_scale=1.3), tmp_path / "new")
     changes = {change.case: change for change in compare(tmp_path / "old", tmp_path / "new")}
-    assert changes["graph"].verdict == "slower" and changes["graph"].change.low > 1.2
-    assert changes["eager"].verdict == "no clear difference"
+    assert changes["graph"].verdict is Verdict.SLOWER and changes["graph"].change.low > 1.2
+    assert not changes["eager"].verdict.clear
     faster = {change.case: change for change in compare(new, old)}
-    assert faster["graph"].verdict == "faster"
+    assert faster["graph"].verdict is Verdict.FASTER
 
 
 def test_trees_pair_files_by_runner_and_example(tmp_path):
@@ -53,8 +54,9 @@ def test_trees_pair_files_by_runner_and_example(tmp_path):
     write_results(results(example="two"), tmp_path / "old")
     write_results(results(example="two", eager_scale=2.0), tmp_path / "new")
     changes = compare(tmp_path / "old", tmp_path / "new" / "cpu")
-    assert {(change.example, change.case, change.verdict) for change in changes} == {
-        ("two", "eager", "slower"), ("two", "graph", "no clear difference")}
+    assert {(change.example, change.case, change.verdict.clear) for change in changes} == {
+        ("two", "eager", True), ("two", "graph", False)}
+    assert next(change for change in changes if change.case == "eager").verdict is Verdict.SLOWER
 
 
 def test_nothing_in_common_or_nothing_there_is_a_clear_error(tmp_path):

@@ -16,7 +16,7 @@ import tensorflow as tf
 from tfspeedlab.cli import main
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.diagnosis import break_even, from_json, pool, to_json
-from tfspeedlab.analysis.wording import MATERIAL_SPEEDUP, agrees
+from tfspeedlab.analysis.materiality import MATERIAL_SPEEDUP, agrees
 from tfspeedlab.analysis.diagnosis_report import text_report
 from tfspeedlab.measure import timer
 from tfspeedlab.run import diagnose as diagnose_module
@@ -71,7 +71,7 @@ def test_many_small_ops_get_a_graph_and_its_break_even(without_profiler):
 
 def test_one_big_kernel_gets_no_graph_advice(without_profiler):
     diagnosis = diagnose(one_big_kernel, tf.random.normal([1024, 1024], seed=0), budget_s=ROOMY_BUDGET_S)
-    assert diagnosis.verdict.startswith("tf.function makes no material difference")
+    assert diagnosis.verdict.startswith("tf.function changes little")
     # A square matrix with one more row is no valid input: no retracing verdict is drawn from it.
     assert diagnosis.retracing.batch_size_traces is None
     # Set against the guide's cost model, one matmul costs far more than one elementwise op.

@@ -16,7 +16,7 @@ import pytest
 from tfspeedlab.analysis.model_diagnosis import (
     CALLS, FROM_FILE, FROM_TFSPEEDLAB, PREDICT, TRAINING, model_from_json, model_text_report, model_to_json)
 from tfspeedlab.analysis.model_diagnosis_core import START_PAGE
-from tfspeedlab.analysis.wording import MATERIAL_SPEEDUP
+from tfspeedlab.analysis.materiality import MATERIAL_SPEEDUP
 from tfspeedlab.run import diagnose_model as diagnose_model_module
 from tfspeedlab.run.diagnose_model import diagnose_model
 from tfspeedlab.run.targets import TargetError

@@ -544,11 +544,12 @@ def test_a_real_older_release_builds_and_runs(tmp_path):
     assert item.results["releases"].environment["tensorflow"].startswith("2.12.")
 
 
-def test_a_change_whose_interval_spans_decades_reads_as_not_measurable():
+def test_a_change_between_releases_reads_in_the_four_verdicts_and_none_from_one_process():
+    from tfspeedlab.analysis import wording
     from tfspeedlab.analysis.intervals import Ratio
-    from tfspeedlab.site import history_tables
 
-    wide = history_tables._change(Ratio(1.1, 0.04, 19.0, processes=3))
-    assert wide.startswith("not measurable here (") and "slower to" in wide
-    assert history_tables._change(Ratio(1.0, 0.9, 1.1, processes=3)).startswith("no clear change (")
-    assert history_tables._change(Ratio(2.0, 1.8, 2.2, processes=3)).startswith("2.00×")
+    wide = wording.change_cell(Ratio(1.1, 0.04, 19.0, processes=3))
+    assert wide.startswith("inconclusive here (") and "slower to" in wide
+    assert wording.change_cell(Ratio(1.0, 0.95, 1.05, processes=3)) == "the same within 6%"
+    assert wording.change_cell(Ratio(2.0, 1.8, 2.2, processes=3)).startswith("2.00×")
+    assert wording.change_cell(Ratio(2.0, 1.8, 2.2, processes=1)) == wording.NO_VERDICT_CELL

@@ -76,7 +76,7 @@ def test_one_process_gives_no_verdict_in_the_summary():
     results = grid_file({("default", "m"): 1e-3, ("other", "m"): 2e-3})
     results = dataclasses.replace(results, cases=tuple(dataclasses.replace(case, runs=case.runs[:1])
                                                        for case in results.cases))
-    assert "other (one process: no verdict)" in settings_tables.settings_summary(results)
+    assert "other: one process: times only" in settings_tables.settings_summary(results)
 
 
 def test_the_precision_check_shows_the_loss_after_the_same_steps_and_the_products_difference():
@@ -131,11 +131,11 @@ def test_the_memory_history_gives_each_release_its_growth_and_a_dash_where_a_loo
     history = [release(15, 0.0), release(16, 50e3)]
     found = history_tables.growth_table(history, "memory", {"predict": "loop", "fit": "absent"})
     rows = [line for line in found.splitlines() if line.startswith("| 2.")]
-    assert "no growth" in rows[0] and "+48.8" in rows[1] and rows[1].rstrip(" |").endswith("—")
+    assert "steady" in rows[0] and "+48.8" in rows[1] and rows[1].rstrip(" |").endswith("—")
     # The same loop on one release, in the words the page's prose reads it with.
     context = directives.Context({"cpu": {}, "gpu": {}}, tmp_path, None, "memory-startup.md", history={"cpu": history})
     on_2_16 = history_directives.history_growth_on(context, "memory", "loop", "2.16")
-    assert on_2_16.startswith("grows 48.8") and "no growth" in history_directives.history_growth_on(
+    assert on_2_16.startswith("grows 48.8") and "steady" in history_directives.history_growth_on(
         context, "memory", "loop", "2.15")
     with pytest.raises(directives.DirectiveError, match="not measured on 2.14"):
         history_directives.history_growth_on(context, "memory", "loop", "2.14")
@@ -149,6 +149,6 @@ def test_the_memory_history_second_half_shows_a_growth_the_whole_loop_hides(tmp_
     history = [ReleaseResults(Release(2, 21), {"memory": results}, {"keras": "3.13"})]
     whole = history_tables.growth_table(history, "memory", {"predict": "loop"})
     late = history_tables.growth_table(history, "memory", {"predict": "loop"}, second_half=True)
-    assert "no clear growth" in whole and "+19.5\u00a0KiB" in late
+    assert "inconclusive here" in whole and "+19.5\u00a0KiB" in late
     context = directives.Context({"cpu": {}, "gpu": {}}, tmp_path, None, "memory-startup.md", history={"cpu": history})
     assert "but its second half grows 19.5\u00a0KiB" in history_directives.history_growth_on(context, "memory", "loop", "2.21")

@@ -63,9 +63,9 @@ def test_each_row_is_set_against_the_first_on_its_own_cpu_model(monkeypatch):
             and not line.startswith("| ---")]
     assert FIRST_ON_CPU in rows[0] and FIRST_ON_CPU in rows[1] and "Test CPU 26/2" in rows[1]
     # Each names the row it is set against by its page.
-    assert "against “predict in a loop”: 1.60× slower here \\[" in rows[2]
+    assert "against “predict in a loop”: 1.60×\xa0slower \\[" in rows[2]
     # Against the first row on family 26, not against the first row of the table.
-    assert "against “Keras backends”: 2.00× faster here \\[" in rows[3]
+    assert "against “Keras backends”: 2.00×\xa0faster \\[" in rows[3]
 
 
 def test_measured_on_lists_each_cpu_model_with_its_examples_and_links_the_side_by_side(tmp_path):
@@ -110,8 +110,8 @@ def test_a_speedup_across_cpu_models_reads_as_its_range():
         "9.85× to 26.4×\u00a0faster on 3 CPU models, one run each"
     assert wording.across_cpu_models([ratio(0.5), ratio(0.25)]) == "2.00× to 4.00×\u00a0slower on 2 CPU models, one run each"
     mixed = wording.across_cpu_models([ratio(3.0), Ratio(1.0, 0.9, 1.1, processes=3)])
-    assert mixed == "3.00× faster; no clear difference on 2 CPU models, one run each"
-    assert wording.across_cpu_models([Ratio(3.0, 2.0, 4.0, processes=1)]) == "one process: no verdict (one CPU model measured)"
+    assert mixed == "3.00×\xa0faster; the same within 10% on 2 CPU models, one run each"
+    assert wording.across_cpu_models([Ratio(3.0, 2.0, 4.0, processes=1)]) == "one process: times only on the one CPU model measured"
 
 
 def test_a_cpu_recorded_without_its_family_is_told_apart_by_its_instruction_sets():

@@ -15,71 +15,74 @@ from tfspeedlab.site import directives
 
 @pytest.mark.parametrize("found, expected", [
     (Ratio(10.8, 9.78, 12.0), "10.8×\u00a0faster [9.78–12.0×]"),
-    # An interval that holds 1: no word but "no clear difference", and both ways from 1 as factors ≥ 1.
-    (Ratio(0.9, 0.8, 1.1), "no clear difference (1.25× slower to 1.10× faster)"),
     (Ratio(0.25, 0.2, 0.3), "4.00×\u00a0slower [3.33–5.00×]"),
     # Far below 1, with the whole interval below 1: the slow-down it is.
     (Ratio(1 / 32.3, 1 / 37.0, 1 / 28.6), "32.3×\u00a0slower [28.6–37.0×]"),
-    # An interval that holds 1 and spans more than 4× end to end says nothing usable: not measurable.
-    (Ratio(0.05, 0.01, 1.2), "not measurable here (100× slower to 1.20× faster)"),
-    (Ratio(1.0, 0.5, 1.9), "no clear difference (2.00× slower to 1.90× faster)"),
+    # An interval that holds 1 within 1 ± 10%: the same, within what the machine resolved, rounded up.
+    (Ratio(1.0, 0.97, 1.02), "the same within 3%"),
+    (Ratio(1.01, 0.905, 1.0999), "the same within 10%"),
+    (Ratio(1.0, 0.999, 1.001), "the same within 1%"),
+    # Any other interval that holds 1: inconclusive, both ways from 1 as factors ≥ 1.
+    (Ratio(0.9, 0.8, 1.1), "inconclusive here (1.25×\u00a0slower to 1.10×\u00a0faster)"),
+    (Ratio(0.05, 0.01, 1.2), "inconclusive here (100×\u00a0slower to 1.20×\u00a0faster)"),
+    (Ratio(1.0, 0.95, 1.11), "inconclusive here (1.05×\u00a0slower to 1.11×\u00a0faster)"),
 ])
-def test_a_comparison_reads_n_times_faster_or_slower_or_no_clear_difference(found, expected):
+def test_a_comparison_reads_in_one_of_the_four_verdicts(found, expected):
     assert wording.format_speedup(found) == expected
+
+
+@pytest.mark.parametrize("low, high, verdict", [
+    (1.01, 1.5, wording.Verdict.FASTER), (0.5, 0.99, wording.Verdict.SLOWER),
+    (0.95, 1.05, wording.Verdict.SAME), (0.9, 1.1, wording.Verdict.SAME),
+    (0.89, 1.05, wording.Verdict.INCONCLUSIVE), (0.95, 1.101, wording.Verdict.INCONCLUSIVE)])
+def test_the_verdict_follows_the_whole_interval(low, high, verdict):
+    assert wording.verdict(Ratio(1.0 if low < 1 < high else (low * high) ** 0.5, low, high)) is verdict
+
+
+def test_a_time_against_a_reference_reads_in_the_same_four_verdicts_turned():
+    """time ÷ reference below 1 is faster: the same phrases, from the other side."""
+    assert wording.format_change(Ratio(1 / 540, 1 / 600, 1 / 500)) == "540×\u00a0faster [500–600×]"
+    assert wording.format_change(Ratio(1.5, 1.4, 1.6)) == "1.50×\u00a0slower [1.40–1.60×]"
+    assert wording.format_change(Ratio(1.0, 0.98, 1.04)) == "the same within 4%"
+    assert wording.format_change(Ratio(1.05, 0.9, 1.2)) == "inconclusive here (1.20×\u00a0slower to 1.11×\u00a0faster)"
+    assert wording.change_verdict(Ratio(1.5, 1.4, 1.6)) is wording.Verdict.SLOWER
 
 
 def test_no_ratio_below_one_is_ever_written():
     """One convention everywhere: every factor a comparison phrase writes is at least 1."""
     import re
 
-    for low, high in ((0.2, 0.3), (0.8, 1.1), (1.02, 1.05), (3.0, 9.0), (0.001, 0.002)):
+    for low, high in ((0.2, 0.3), (0.8, 1.1), (1.02, 1.05), (3.0, 9.0), (0.001, 0.002), (0.97, 1.02)):
         found = Ratio((low * high) ** 0.5, low, high)
-        for phrase in (wording.format_speedup(found), wording.format_change(found), wording.agreement(found),
-                       wording.format_time_ratio(found), wording.bare(found), wording.format_case_difference(found)):
+        for phrase in (wording.format_speedup(found), wording.format_change(found), wording.time_ratio_word(found),
+                       wording.speedup_cell(found), wording.change_cell(found)):
             factors = [float(value.replace(",", "")) for value in re.findall(r"([\d.,]+)×", phrase)]
             assert all(factor >= 1 for factor in factors), phrase
 
 
-def test_one_process_gets_no_verdict_on_a_page():
-    assert wording.page_speedup(Ratio(3.0, 2.5, 3.5, processes=1)) == "one process: no verdict"
+def test_one_process_gets_no_verdict_and_a_table_says_so_once():
+    from tfspeedlab.site.markdown import table
+
+    alone = Ratio(3.0, 2.5, 3.5, processes=1)
+    assert wording.page_speedup(alone) == "one process: times only"
+    assert wording.page_verdict(alone) is None
     assert wording.page_speedup(Ratio(3.0, 2.5, 3.5, processes=3)).startswith("3.00×\u00a0faster")
+    rendered = table(["Case", "Speed-up"], [["a", wording.speedup_cell(alone)], ["b", wording.speedup_cell(alone)]])
+    assert rendered.count(wording.NO_VERDICT_CELL) == 2 and rendered.count(wording.ONE_PROCESS_NOTE) == 1
+    assert wording.ONE_PROCESS_NOTE not in table(["Case"], [["—"]])  # a dash for a case not run is no such cell
 
 
-def test_an_unclear_grid_cell_says_how_far_a_re_measure_may_move_it():
-    """No separate noise mark: where the interval holds 1, the cell's own words carry its reach."""
-    # The time lies between 0.9 and 1.2 times the reference's: up to 1.20× slower, up to 1.11× faster.
-    assert wording.format_time_ratio(Ratio(1.05, 0.9, 1.2)) == "no clear difference (1.20× slower to 1.11× faster)"
-    assert wording.format_time_ratio(Ratio(2.0, 1.5, 2.5)) == "2.00×\u00a0slower [1.50–2.50×]"  # and its interval
+def test_a_chart_label_says_the_tables_verdict_in_fewer_words():
+    assert wording.time_ratio_word(Ratio(0.343, 0.33, 0.35)) == "2.92×\u00a0faster"
+    assert wording.time_ratio_word(Ratio(1.0, 0.98, 1.02)) == "the same within 3%"
+    assert wording.time_ratio_word(Ratio(1.0, 0.5, 1.9)) == "inconclusive here"
+    assert wording.time_ratio_word(Ratio(1.0, 0.5, 1.9, processes=1)) == wording.ONE_PROCESS
 
 
-def test_a_time_ratio_far_below_one_reads_as_times_faster():
-    assert wording.format_time_ratio(Ratio(1 / 540, 1 / 600, 1 / 500)) == "540×\u00a0faster [500–600×]"
-    assert wording.format_time_ratio(Ratio(1.08, 0.99, 1.2)).startswith("no clear difference (")  # the interval holds 1
-    assert wording.format_time_ratio(Ratio(0.343, 0.33, 0.35)) == "2.92×\u00a0faster [2.86–3.03×]"
-    assert wording.format_time_ratio(Ratio(1.5, 1.4, 1.6)) == "1.50×\u00a0slower [1.40–1.60×]"
-
-
-def test_every_phrase_of_a_too_wide_interval_reads_not_measurable():
-    """One rule for every table, label and sentence: past 4× end to end, no "no clear difference"."""
-    wide = Ratio(0.2, 0.0444, 1.30)  # 22.5× slower to 1.30× faster
-    assert wording.compared_with(wide) == "not measurably different from"
-    assert wording.speedup_figures(wide) == "22.5× slower to 1.30× faster"  # the verdict is the sentence's
-    for phrase in (wording.format_speedup(wide), wording.bare(wide)):
-        assert phrase.startswith("not measurable here"), phrase
-        assert "22.5× slower to 1.30× faster" in phrase, phrase
-    for phrase in (wording.format_change(wide), wording.agreement(wide), wording.format_time_ratio(wide),
-                   wording.format_case_difference(wide), wording.time_ratio_word(wide)):
-        assert phrase.startswith("not measurable here"), phrase
-    assert not wording.is_clear(wording.time_ratio_word(wide))
-    narrow = Ratio(1.0, 0.6, 1.5)
-    assert wording.format_change(narrow).startswith("no clear change (")
-    assert wording.format_case_difference(narrow).startswith("not clearly different (")
-
-
-def test_a_difference_whose_interval_holds_zero_is_not_measurable():
+def test_a_cost_whose_interval_holds_zero_is_too_small_to_measure():
     from tfspeedlab.analysis.intervals import Estimate
 
-    assert wording.time_with_interval(Estimate(-7.1e-7, -2e-6, 5e-7)) == "not measurable here"
+    assert wording.time_with_interval(Estimate(-7.1e-7, -2e-6, 5e-7)) == "too small to measure here"
     assert wording.time_with_interval(Estimate(3.53e-4, 3.3e-4, 3.8e-4)).replace("\u00a0", " ") == "353 µs [330–380 µs]"
 
 
@@ -145,15 +148,3 @@ def test_a_training_case_that_moved_no_weight_gets_no_speed_up_while_its_baselin
     assert summary.rows(results)[1].speedup == wording.DID_NOT_TRAIN
     # Where no case reports its weights, the table says what it says of any case.
     assert summary.rows(synthetic_results())[1].speedup != wording.DID_NOT_TRAIN
-
-
-def test_a_release_change_whose_near_end_is_close_to_one_is_marked_provisional():
-    """Between releases, a verdict whose interval's near end (as printed) is below 1.10× reads provisionally."""
-    assert wording.format_release_change(Ratio(1.27, 1.06, 1.52)) == "provisionally 1.27×\u00a0slower [1.06–1.52×]"
-    faster = wording.format_release_change(Ratio(1 / 1.3, 1 / 1.6, 1 / 1.09))
-    assert faster.startswith("provisionally ") and faster.endswith("faster [1.09–1.60×]")
-    # 1.096 prints as 1.10: what the reader sees decides, so it is not marked.
-    assert not wording.format_release_change(Ratio(1.4, 1.096, 1.7)).startswith("provisionally")
-    assert wording.format_release_change(Ratio(2.23, 1.85, 2.66)) == wording.format_change(Ratio(2.23, 1.85, 2.66))
-    unclear = Ratio(1.0, 0.95, 1.05)
-    assert wording.format_release_change(unclear) == wording.format_change(unclear)

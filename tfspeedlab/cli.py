@@ -152,7 +152,7 @@ def _parser() -> argparse.ArgumentParser:
     diagnosis.add_argument("--threads", action="store_true",
                            help="for a function: time it under TensorFlow's thread settings (the defaults, one "
                                 "thread per op, one thread per pool), each in fresh processes (2, or --processes), "
-                                "and name a setting only where it is materially faster than the defaults")
+                                "and name a setting only where its whole interval lies past 1.10× the defaults")
     diagnosis.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
     diagnosis.add_argument("--save", type=Path, metavar="FILE",
                            help="also write the report as JSON, with the environment, to FILE")

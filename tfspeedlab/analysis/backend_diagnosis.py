@@ -91,13 +91,13 @@ class BackendDiagnosis:
         for call in self.calls:
             wins = [found for found in self.comparisons() if found.call == call and found.speedup.above_one]
             if not wins:
-                lines.append(f"{call}: no backend was clearly faster than {self.reference}.")
+                lines.append(f"{call}: no backend beat {self.reference}; none had its whole interval above 1×.")
                 continue
             best = max(wins, key=lambda found: found.speedup.value)
             paid = ("its first call was no costlier" if best.pays_back_after == 0 else
                     f"its first call is paid back after {_calls(best.pays_back_after)}")
-            lines.append(f"{call}: {best.backend} was {wording.faster_by(best.speedup)} than {self.reference}; "
-                         f"{paid}.")
+            lines.append(f"{call}: against {self.reference}, {best.backend} ran "
+                         f"{wording.format_speedup(best.speedup)}; {paid}.")
         return "\n".join(lines)
 
 

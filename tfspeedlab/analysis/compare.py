@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.wording import change_verdict
+from tfspeedlab.analysis.wording import Verdict, change_verdict
 from tfspeedlab.results.schema import RUNNERS, ResultsFile
 from tfspeedlab.results.store import load_results, load_runner
 
@@ -35,7 +35,7 @@ class CaseChange:
         return self.change.above_one or self.change.below_one
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         return change_verdict(self.change)
 
 

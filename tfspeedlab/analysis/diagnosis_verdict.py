@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfspeedlab.analysis.wording import (MATERIAL_SPEEDUP, NO_GROWTH_BYTES_PER_CALL, Verdict, bare, faster_by,
-                                         format_growth, material, slower_by)
+from tfspeedlab.analysis.materiality import MATERIAL_SPEEDUP, material
+from tfspeedlab.analysis.wording import NO_GROWTH_BYTES_PER_CALL, Verdict, format_growth, format_speedup
 from tfspeedlab.units import format_ratio, format_time
 
 # The fixes for the two retracing traps the probe looks for.
@@ -72,30 +72,30 @@ def verdict(diagnosis: Any) -> str:
         lines.append(f"tf.function could not run: {diagnosis.modes['tf.function'].error}.")
     elif word is Verdict.FASTER:
         calls = diagnosis.break_even_calls["tf.function"]
-        lines.append(f"{'With that fixed, wrap' if retraces else 'Wrap'} it in tf.function: "
-                     f"{faster_by(graph, 'per call')}; its first call is paid back after {calls:,.0f} "
+        lines.append(f"{'With that fixed, wrap' if retraces else 'Wrap'} it in tf.function: per call it ran "
+                     f"{format_speedup(graph)}. Its first call is paid back after {calls:,.0f} "
                      f"call{'s' if calls != 1 else ''}.")
     elif word is Verdict.SLOWER:
-        lines.append(f"tf.function makes it slower per call ({slower_by(graph)}): a graph call costs more "
-                     "than this function's ops take eagerly, so leave it eager.")
+        lines.append(f"Leave it eager: per call, tf.function ran {format_speedup(graph)}. A graph call costs "
+                     "more than this function's ops take eagerly.")
     else:
-        lines.append(f"tf.function makes no material difference per call ({bare(graph)}): the time is in "
-                     "the kernels, not in issuing ops from Python.")
+        lines.append(f"tf.function changes little per call: it ran {format_speedup(graph)}, under the "
+                     f"{MATERIAL_SPEEDUP:.2f}× this report acts on. The time is in the kernels, not in issuing "
+                     "ops from Python.")
     # XLA against the better of the two it would replace: the tf.function where that helps, else eager.
     versus, against = ((diagnosis.xla_over_graph, "the plain tf.function") if graph_helps(diagnosis)
                        else (diagnosis.speedups.get("XLA"), "eager"))
     if versus is not None:
         if material(versus) is Verdict.FASTER:
             calls = diagnosis.xla_break_even_over_graph if against != "eager" else diagnosis.break_even_calls["XLA"]
-            lines.append(f"XLA (jit_compile=True) is faster than {against}: {faster_by(versus)}"
-                         + (f"; its compiling is paid back against {against} after {calls:,.0f} calls." if calls
-                            else "."))
+            lines.append(f"Turn on XLA (jit_compile=True): against {against}, it ran {format_speedup(versus)}."
+                         + (f" Its compiling is paid back against {against} after {calls:,.0f} calls." if calls
+                            else ""))
         elif material(versus) is Verdict.SLOWER:
-            lines.append(f"XLA (jit_compile=True) is slower than {against} ({slower_by(versus)}): leave it off.")
+            lines.append(f"Leave XLA off: against {against}, jit_compile=True ran {format_speedup(versus)}.")
         else:
-            lines.append(f"XLA (jit_compile=True) makes no material difference against {against} "
-                         f"({bare(versus)}: the interval does not lie wholly past {MATERIAL_SPEEDUP:.2f}× "
-                         "either way).")
+            lines.append(f"XLA changes little against {against}: jit_compile=True ran {format_speedup(versus)}, "
+                         f"under the {MATERIAL_SPEEDUP:.2f}× this report acts on.")
     elif diagnosis.modes["XLA"].error:
         lines.append(f"XLA could not compile it: {diagnosis.modes['XLA'].error}.")
     if probe is not None and probe.batch_size_traces:
@@ -106,7 +106,7 @@ def verdict(diagnosis: Any) -> str:
         lines.append(f"Resident memory {format_growth(memory.per_call)} over repeated calls: keep what it "
                      f"makes from piling up ({PAGES['memory'][0]} measures what stops a growth).")
     if diagnosis.interrupted:
-        lines.append("(Interrupted: these are the blocks timed so far.)")
+        lines.append("Interrupted: these are the blocks timed so far.")
     return " ".join(lines)
 
 

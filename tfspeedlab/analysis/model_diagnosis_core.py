@@ -15,8 +15,8 @@ from functools import cached_property
 
 from tfspeedlab.analysis import diagnosis_verdict, intervals
 from tfspeedlab.analysis.memory_growth import FollowedMemory
-from tfspeedlab.analysis.wording import (MATERIAL_SPEEDUP, Verdict, format_interval, material, slowdown_with_interval,
-                                       speedup_with_interval)
+from tfspeedlab.analysis.materiality import MATERIAL_SPEEDUP, material
+from tfspeedlab.analysis.wording import Verdict, format_speedup
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.units import format_ratio
 
@@ -116,7 +116,7 @@ class ModelDiagnosis:
         return [PAGES[PREDICT], PAGES[TRAINING], *started]
 
 
-# -- the verdict: a "faster" or "slower" only where the whole interval is past the threshold --
+# -- the advice: a call is named only where its whole interval is past the material threshold --
 
 def model_verdict(diagnosis: ModelDiagnosis) -> str:
     return " ".join([_group_verdict(diagnosis, PREDICT), _group_verdict(diagnosis, TRAINING)])
@@ -141,19 +141,18 @@ def _group_verdict(diagnosis: ModelDiagnosis, group: str) -> str:
     if faster:
         best, *others = faster
         advice = f"{_advice(diagnosis, faster)}: " if group == PREDICT else ""
-        sentence = (f"{lead}, {advice}{SPOKEN[best]} is {format_ratio(ratios[best].value)} {Verdict.FASTER}{per} "
-                    f"than {BASELINES[group]} [{format_interval(ratios[best])}]")
-        sentence += "".join(f", {SPOKEN[name]} {speedup_with_interval(ratios[name])}"
-                            for name in others)
+        sentence = (f"{lead}, {advice}against {BASELINES[group]}, {SPOKEN[best]} ran "
+                    f"{format_speedup(ratios[best])}{per}")
+        sentence += "".join(f", {SPOKEN[name]} {format_speedup(ratios[name])}" for name in others)
         sentences.append(sentence + ".")
     else:
-        sentences.append(f"{lead}, no call is materially faster{per} than {BASELINES[group]} at batch "
+        sentences.append(f"{lead}, no call beat {BASELINES[group]} by {MATERIAL_SPEEDUP:.2f}× or more{per} at batch "
                          f"{diagnosis.batch}.")
     if slower:
-        sentences.append(f"Slower{per} than {BASELINES[group]}: " + "; ".join(
-            f"{SPOKEN[name]}, {slowdown_with_interval(ratios[name])}" for name in slower) + ".")
+        sentences.append(f"Against {BASELINES[group]}{per}, " + "; ".join(
+            f"{SPOKEN[name]} ran {format_speedup(ratios[name])}" for name in slower) + ".")
     if level and faster:
-        sentences.append(f"No material difference{per} from {BASELINES[group]}: "
+        sentences.append(f"Within {MATERIAL_SPEEDUP:.2f}× of {BASELINES[group]}{per}: "
                          + ", ".join(SPOKEN[name] for name in level) + ".")
     if group == TRAINING and any(name.startswith("fit") for name in (*slower, *level)):
         sentences.append(f"(A fit call's own set-up is spread over its {FIT_BATCHES} batches here; an epoch of "

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.wording import BASELINE_CELL, DID_NOT_TRAIN, page_speedup
+from tfspeedlab.analysis.wording import BASELINE_CELL, DID_NOT_TRAIN, speedup_cell
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.units import format_time
 
@@ -46,7 +46,7 @@ def rows(results: ResultsFile) -> list[Row]:
                 speedup = DID_NOT_TRAIN
             else:
                 found = intervals.speedup(results, results.baseline, case.label)
-                speedup = page_speedup(found)
+                speedup = speedup_cell(found)
         built.append(Row(
             case=case.label,
             per_call=format_time(intervals.estimate_s(case)),

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tfspeedlab.analysis import intervals, line_fit
-from tfspeedlab.analysis.wording import MATERIAL_SPEEDUP
+from tfspeedlab.analysis.materiality import MATERIAL_SPEEDUP
 from tfspeedlab.results.schema import NotInResults, ResultsFile
 from tfspeedlab.results.timing import Timing
 from tfspeedlab.spec.layout import Sweep

@@ -5,7 +5,7 @@ TensorFlow fixes its thread pools when its runtime starts, so a setting cannot b
 process: each child is ``tfspeedlab diagnose TARGET --save FILE`` with the setting in its
 environment (``THREADS_VARIABLE``), applied before the reader's module is imported. A setting is
 named in the verdict only where its whole interval is materially faster than the defaults
-(``wording.material``), and only from two processes or more (one process can land in a slow state
+(``materiality.material``), and only from two processes or more (one process can land in a slow state
 as a whole: no verdict from one).
 """
 
@@ -22,7 +22,8 @@ from pathlib import Path
 from tfspeedlab.analysis import diagnosis_files, intervals
 from tfspeedlab.analysis.diagnosis import Diagnosis, pool
 from tfspeedlab.analysis.intervals import Ratio
-from tfspeedlab.analysis.wording import Verdict, material, page_speedup
+from tfspeedlab.analysis.materiality import material
+from tfspeedlab.analysis.wording import Verdict, page_speedup
 from tfspeedlab.run.exits import EXIT_INTERRUPTED, EXIT_OK
 from tfspeedlab.run.targets import TargetError
 from tfspeedlab.units import format_time

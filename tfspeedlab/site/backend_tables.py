@@ -8,7 +8,7 @@ import math
 
 from tfspeedlab.analysis import backends
 from tfspeedlab.analysis.grid import Pivot
-from tfspeedlab.analysis.wording import page_speedup
+from tfspeedlab.analysis.wording import speedup_cell
 from tfspeedlab.results.schema import MissingCaseError, ResultsFile
 from tfspeedlab.site.markdown import LEFT, RIGHT, Markdown, code, table, text
 from tfspeedlab.units import UNIT_SPACE, format_bytes, format_time
@@ -23,7 +23,7 @@ def extremes_table(results: ResultsFile) -> Markdown:
             if found is None:
                 continue
             body.append([text(model), text(call), text(found.fastest), format_time(found.fastest_s),
-                         text(found.slowest), format_time(found.slowest_s), page_speedup(found.spread)])
+                         text(found.slowest), format_time(found.slowest_s), speedup_cell(found.spread)])
     return table(["Model", "Call", "Fastest", "Time", "Slowest", "Time", "Fastest against slowest"], body,
                  [LEFT, LEFT, LEFT, RIGHT, LEFT, RIGHT, LEFT])
 
@@ -37,13 +37,13 @@ def payback_table(results: ResultsFile, call: str = backends.TRAINING_CALL) -> M
             found = backends.payback(pivot, backend, call)
             if found is None:
                 continue
-            never = "never (slower per step)" if found.speedup.below_one else "never (not clearly faster per step)"
+            never = "never: slower per step" if found.speedup.below_one else "never: no gain per step"
             steps = (never if found.steps is None
                      else f"{found.steps:,.0f} step{'s' if found.steps != 1 else ''}")
             if found.steps is not None and found.steps_range is not None and len(set(found.steps_range)) == 2:
                 low, high = found.steps_range
                 steps += f" [{low:,.0f}–{high:,.0f}]"
-            body.append([text(model), text(backend), page_speedup(found.speedup),
+            body.append([text(model), text(backend), speedup_cell(found.speedup),
                          _signed_time(found.extra_first_call_s), steps])
     return table(["Model", "Backend", "jit on against jit off, per step", "Added to the first call",
                   "Pays back after [at the speed-up interval's ends]"], body, [LEFT, LEFT, LEFT, RIGHT, LEFT])

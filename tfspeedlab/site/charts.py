@@ -474,13 +474,13 @@ def memory_over_calls_svg(results: ResultsFile, theme_name: str) -> str:
             cases = [case for case in results.cases if case.params["call"] == call]
             curves = {case.label: memory_growth.curve(case) for case in cases}
             last_call = max(max(found.calls) for found in curves.values())
-            # The band the page calls "no growth" (within 1 KiB a call of none), drawn so that a line
+            # The band the page calls "steady" (within 1 KiB a call of none), drawn so that a line
             # inside it reads as flat however the axis is scaled to its steps.
             band = NO_GROWTH_BYTES_PER_CALL * last_call
             unit_name, scale = _bytes_unit(max(band, *(max(abs(value) for value in found.bytes_since_start)
                                                        for found in curves.values())))
             axes.fill_between([0, last_call], [0, -band / scale], [0, band / scale], color=theme.grid, alpha=0.45,
-                              linewidth=0, label=f"no growth (±{format_bytes(NO_GROWTH_BYTES_PER_CALL)}/call)"
+                              linewidth=0, label=f"steady: within ±{format_bytes(NO_GROWTH_BYTES_PER_CALL)} per call"
                               if call == calls[0] else None)
             for case in cases:
                 found = curves[case.label]

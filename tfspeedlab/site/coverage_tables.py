@@ -57,7 +57,7 @@ def coverage_finding(rows: list, expected: float, required: float, span: Sitting
         verdict = (f"fewer than the {required:.0%} the guide aims for, and than the {expected:.0%} normal theory "
                    f"expects of a fresh estimate")
         advice = (" The sittings differ by more than these intervals allow for: a verdict whose interval "
-                  "ends within a few percent of 1× is provisional, and may read otherwise on another day.")
+                  "ends within a few percent of 1× may read otherwise on another day.")
     # The speed-ups of one sitting share that sitting's shift, whichever example they come from: the
     # independent checks are the sittings, not the speed-ups.
     caution = (f" They come from {span.sittings} sittings, each of which re-measured every example, "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tfspeedlab.analysis import history as trends
 from tfspeedlab.analysis import intervals, memory_growth
-from tfspeedlab.analysis.wording import ONE_PROCESS, format_release_change, growth_cell, time_change
+from tfspeedlab.analysis.wording import change_cell, format_change, growth_cell, time_change
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import NotInResults
 from tfspeedlab.site.markdown import LEFT, Markdown, code, italic, table
@@ -37,19 +37,12 @@ def times_table(history: list[ReleaseResults], example: str, labels: dict[str, s
             continue
         first, last = min(measured), max(measured)
         try:
-            changes.append(_change(trends.across(history, example, labels[mode], first, last))
+            changes.append(change_cell(trends.across(history, example, labels[mode], first, last))
                            if first != last else "—")
         except trends.DifferentMachines:
             changes.append("not compared (different CPUs)")
     span = f"{releases[-1].name} vs {releases[0].name}" if releases else "change"
     return table(["Release", "Keras", *series], [*rows, [span, "", *changes]])
-
-
-def _change(found: intervals.Ratio) -> str:
-    """A change across releases, in words; none from one process on either side (the guide's rule)."""
-    if found.one_process:
-        return ONE_PROCESS
-    return format_release_change(found)
 
 
 def changes_table(history: list[ReleaseResults], example: str) -> Markdown:
@@ -58,7 +51,7 @@ def changes_table(history: list[ReleaseResults], example: str) -> Markdown:
         return Markdown(italic(f"No case changed by {format_ratio(trends.MATERIAL_CHANGE)} or more, with its interval "
                                "clear of 1, between consecutive releases."))
     rows = [[step.case, f"{step.before.name} → {step.after.name}", format_time(step.old_s), format_time(step.new_s),
-             format_release_change(step.change)] for step in steps]
+             format_change(step.change)] for step in steps]
     return table(["Case", "Releases", "Before", "After", "Change [95% interval]"], rows,
                  [LEFT, LEFT, "--:", "--:", LEFT])
 

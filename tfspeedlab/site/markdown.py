@@ -11,6 +11,8 @@ import html
 import re
 from collections.abc import Iterable, Sequence
 
+from tfspeedlab.analysis.wording import NO_VERDICT_CELL, ONE_PROCESS_NOTE
+
 # Characters that start Markdown or HTML markup inside a line (or end a table cell); braces too,
 # since ``{: onclick=… }`` at the end of a cell is attr_list syntax that sets HTML attributes.
 _SPECIAL = re.compile(r"([\\`*_\[\]|{}])")
@@ -62,10 +64,13 @@ def table(header: Sequence[object], rows: Iterable[Sequence[object]], align: Seq
     if len(align) != len(header):
         raise ValueError(f"{len(header)} columns but {len(align)} alignments")
     lines = [_row(header), "| " + " | ".join(align) + " |"]
+    rows = [list(row) for row in rows]
     for row in rows:
         if len(row) != len(header):
             raise ValueError(f"a row of {len(row)} cells in a table of {len(header)} columns: {row!r}")
         lines.append(_row(row))
+    if any(NO_VERDICT_CELL in str(cell) for row in rows for cell in row):
+        lines += ["", ONE_PROCESS_NOTE]
     return Markdown("\n".join(lines))
 
 

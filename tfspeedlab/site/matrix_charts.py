@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.grid import pivot
-from tfspeedlab.analysis.wording import Verdict, page_verdict
+from tfspeedlab.analysis.wording import NEITHER_VERDICT, Verdict, page_verdict, scale_mark
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.site.charts import (
     FIGURE_WIDTH_IN,
@@ -63,7 +63,7 @@ def speedup_cells(results: ResultsFile) -> tuple[list, list, np.ndarray, np.ndar
                 continue
             found = intervals.ratio(reference, case)
             speedups[i, j] = found.value
-            clear[i, j] = page_verdict(found) is not Verdict.UNCLEAR
+            clear[i, j] = page_verdict(found) in (Verdict.FASTER, Verdict.SLOWER)
     return rows, list(grid.column_values), speedups, clear
 
 
@@ -122,17 +122,17 @@ def scale_end(clear_speedups: np.ndarray) -> float:
 def scale_marks(end: float) -> dict[float, str]:
     """The scale's marks, as speed-ups, and how they read (one voice: N× faster, N× slower)."""
     steps = [end] + ([2.0] if end >= 4 else [])  # more marks collide at TEXT_PT
-    marks = {1.0: "same"}
+    marks = {1.0: scale_mark(1.0)}
     for step in steps:
-        marks[step] = f"{step:g}× faster"
-        marks[1 / step] = f"{step:g}× slower"
+        marks[step] = scale_mark(step)
+        marks[1 / step] = scale_mark(1 / step)
     return dict(sorted(marks.items()))
 
 
 def _note(baseline: str) -> list[str]:
     """What a cell means, wrapped to the figure's width."""
-    return textwrap.wrap(f"Each cell: the speed-up over {baseline} in its column. Hatched: no clear "
-                         f"difference (95% interval). Values: the table.", line_chars(TEXT_PT))
+    return textwrap.wrap(f"Each cell: the speed-up over {baseline} in its column. Hatched: {NEITHER_VERDICT} "
+                         f"(95% interval). Values: the table.", line_chars(TEXT_PT))
 
 
 def _matrix_box(rows: list, columns: list, top_in: float, height: float) -> tuple[float, float, float, float]:

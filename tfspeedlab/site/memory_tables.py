@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.memory_growth import growth
-from tfspeedlab.analysis.wording import format_growth, format_levelling, page_speedup
+from tfspeedlab.analysis.wording import format_growth, format_levelling, speedup_cell
 from tfspeedlab.results.schema import CaseResult, NotInResults, ResultsFile
 from tfspeedlab.site.markdown import LEFT, RIGHT, Markdown, code, table, text
 from tfspeedlab.units import format_bytes, format_time
@@ -71,7 +71,7 @@ def imports_table(results: ResultsFile) -> Markdown:
         reference = None
     body = [[code(case.label) if case.label != "python alone" else text("python -c pass"),
              format_time(case.measurement.per_call_s), format_time(case.measurement.median_s),
-             page_speedup(intervals.ratio(reference, case)) if reference is not None and case is not reference
+             speedup_cell(intervals.ratio(reference, case)) if reference is not None and case is not reference
              else "reference" if case is reference else "not measured"]
             for case in found]
     return table(["Fresh process runs", "Time (fastest 10%)", "Median", f"Against {REFERENCE_IMPORT}"], body,
@@ -103,7 +103,7 @@ def first_prediction_table(results: ResultsFile) -> Markdown:
         except NotInResults:
             reference = None
         against = ("reference" if case is reference else "not measured" if reference is None
-                   else page_speedup(intervals.ratio(reference, case)))
+                   else speedup_cell(intervals.ratio(reference, case)))
         body.append([text(p["model"]), code(p["format"]), format_time(case.measurement.per_call_s), against,
                      *(format_time(m[part]) if part in m else "not recorded"
                        for part in ("import_s", "load_s", "first_call_s"))])

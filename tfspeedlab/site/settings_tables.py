@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.grid import pivots
-from tfspeedlab.analysis.wording import Verdict, format_speedup, page_speedup, verdict
+from tfspeedlab.analysis.wording import NEITHER_VERDICT, ONE_PROCESS, Verdict, format_speedup, page_verdict
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.site.markdown import LEFT, RIGHT, Markdown, table, text
 from tfspeedlab.units import format_time
 
+# The column of settings whose interval holds 1: the same, or inconclusive here.
+NEITHER = NEITHER_VERDICT.capitalize()
 # Where a workload had no setting in a group.
 NONE = "none"
-# Settings named in the "no clear difference" column at most; more are counted.
+# Settings named in the "the same or inconclusive" column at most; more are counted.
 NAMED_AT_MOST = 3
 
 
@@ -27,28 +29,28 @@ def settings_summary(results: ResultsFile) -> Markdown:
             reference = grid.baseline(column)
             if reference is None:
                 continue
-            groups: dict[Verdict, list[str]] = {Verdict.SLOWER: [], Verdict.FASTER: [], Verdict.UNCLEAR: []}
+            slower, faster, neither = [], [], []
             for row in grid.row_values:
                 if row == baseline or (row, column) not in grid.cells:
                     continue
                 found = intervals.ratio(reference, grid.cells[(row, column)])
-                if found.one_process:
-                    groups[Verdict.UNCLEAR].append(f"{text(row)} ({page_speedup(found)})")
-                    continue
-                word = verdict(found)
-                groups[word].append(f"{text(row)}: {format_speedup(found)}" if word is not Verdict.UNCLEAR
-                                    else text(row))
+                word = page_verdict(found)
+                if word is None:
+                    neither.append(f"{text(row)}: {ONE_PROCESS}")
+                elif word.clear:
+                    (faster if word is Verdict.FASTER else slower).append(f"{text(row)}: {format_speedup(found)}")
+                else:
+                    neither.append(text(row))
             # One setting a line where each carries its factor; the rest, a list, or their count where
             # naming them all would stand a column of names screens tall on a phone (the grid has them).
-            unclear = groups[Verdict.UNCLEAR]
             body.append([text(column), format_time(reference.measurement.per_call_s),
-                         Markdown("<br>".join(groups[Verdict.SLOWER]) or NONE),
-                         Markdown("<br>".join(groups[Verdict.FASTER]) or NONE),
-                         Markdown(", ".join(unclear) if len(unclear) <= NAMED_AT_MOST
-                                  else f"the other {len(unclear)}" if len(unclear) < len(grid.row_values) - 1
-                                  else f"all {len(unclear)}") if unclear else NONE])
-    return table(["Workload", f"Time, {text(grid.layout.baseline)}", "Clearly slower", "Clearly faster",
-                  "No clear difference"], body, [LEFT, RIGHT, LEFT, LEFT, LEFT])
+                         Markdown("<br>".join(slower) or NONE),
+                         Markdown("<br>".join(faster) or NONE),
+                         Markdown(", ".join(neither) if len(neither) <= NAMED_AT_MOST
+                                  else f"the other {len(neither)}" if len(neither) < len(grid.row_values) - 1
+                                  else f"all {len(neither)}") if neither else NONE])
+    return table(["Workload", f"Time, {text(grid.layout.baseline)}", str(Verdict.SLOWER).capitalize(),
+                  str(Verdict.FASTER).capitalize(), NEITHER], body, [LEFT, RIGHT, LEFT, LEFT, LEFT])
 
 
 def precision_check(results: ResultsFile) -> Markdown:

@@ -196,7 +196,7 @@ def _against_first_on_its_cpu(rows, index: int) -> str:
     if first == index:
         return FIRST_ON_CPU
     _, _, reference, reference_timing, reference_name = rows[first]
-    return f"against “{reference_name}”: " + wording.agreement(intervals.ratio(results.case(timing.case),
+    return f"against “{reference_name}”: " + wording.format_change(intervals.ratio(results.case(timing.case),
                                                                               reference.case(reference_timing.case)))
 
 
@@ -215,7 +215,7 @@ def speedups_table(results_of, page_link, sittings_of=lambda example: ()) -> Mar
         for index, (page, slow_file, fast_file, slow, fast) in enumerate(rows):
             found = intervals.ratio(slow_file.case(slow.case), fast_file.case(fast.case))
             body.append([Markdown(shared.workload) if index == 0 else "", page,
-                         text(wording.page_speedup(found)), text(short_cpu_and_date(slow_file))])
+                         text(wording.speedup_cell(found)), text(short_cpu_and_date(slow_file))])
     return table(["Speed-up", "Page", "Factor [95% interval]", "CPU, measured (UTC)"], body,
                  [LEFT, LEFT, RIGHT, LEFT])
 

@@ -8,8 +8,7 @@ import statistics
 from tfspeedlab.analysis import cost_model, dispatch, intervals, line_fit, op_layers, sweeps, xla
 from tfspeedlab.analysis.grid import grid_layout, pivots
 from tfspeedlab.analysis.summary import COLUMNS, rows
-from tfspeedlab.analysis.wording import (NOT_MEASURABLE, format_time_ratio, is_clear, page_speedup,
-                                         time_with_interval)
+from tfspeedlab.analysis.wording import TOO_SMALL, change_cell, speedup_cell, time_with_interval, verdict
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS
 from tfspeedlab.results import provenance
 from tfspeedlab.results.schema import ResultsFile
@@ -54,7 +53,7 @@ def sweep_table(results: ResultsFile) -> Markdown:
     for x in sorted(series[series_names[0]]):
         cells = [f"{x:g}" if isinstance(x, float) else str(x)]
         cells += [format_time(series[name][x].per_call_s) for name in series_names]
-        cells += [page_speedup(ratios[name][x]) for name in others]
+        cells += [speedup_cell(ratios[name][x]) for name in others]
         body.append(cells)
     return table(header, body, [RIGHT] * len(header))
 
@@ -77,7 +76,7 @@ def grid_table(results: ResultsFile) -> Markdown:
                 base = grid.baseline(column)
                 if base is not None and row != baseline:
                     found = intervals.ratio(case, base)
-                    cell += f" · {format_time_ratio(found)}"
+                    cell += f" · {change_cell(found)}"
                 cells.append(cell)
             body.append(cells)
         header = [grid.layout.rows.capitalize(), *(_column_heading(grid.layout, column) for column in grid.column_values)]
@@ -120,8 +119,8 @@ def op_layers_table(results: ResultsFile) -> Markdown:
     headings = [_size_heading(size) for size in sizes]
     return Markdown("\n".join([
         "**Time per add**", "", table(["Entry point", *headings], entry_rows), "",
-        f"**What each layer adds**, per add (difference of the times above, with its 95% interval; "
-        f"*{NOT_MEASURABLE}* where the interval holds zero)", "",
+        f"**What each layer adds**, per add: the difference of the times above, with its 95% interval; "
+        f"*{TOO_SMALL}* where the interval holds zero.", "",
         table(["Layer", *headings], layer_rows),
     ]))
 
@@ -210,9 +209,9 @@ def xla_summary_table(pairs_by_example: list[tuple[ResultsFile, list[xla.XlaPair
     """XLA against the plain graph for every pair of cases measured both ways, with a verdict."""
     # The example's name, not its title: the row must leave room for the verdict on a laptop screen.
     body = [[code(results.example), pair.label, f"{format_time(pair.graph_s)} → {format_time(pair.xla_s)}",
-             page_speedup(pair.speedup),
+             speedup_cell(pair.speedup),
              f"{format_time(pair.graph_first_s)} → {format_time(pair.xla_first_s)}",
-             bold(pair.verdict) if is_clear(pair.verdict) else pair.verdict]
+             bold(pair.verdict) if verdict(pair.speedup).clear else pair.verdict]
             for results, pairs in pairs_by_example for pair in pairs]
     header = ("Example", "Case", "Time: graph → XLA", "XLA vs graph [95%]", "First call: graph → XLA", "Verdict")
     return table(header, body, [LEFT, LEFT, RIGHT, RIGHT, RIGHT, LEFT])
@@ -389,15 +388,15 @@ def fixed_cost_table(results: ResultsFile) -> Markdown:
 
 def break_even_cell(fit) -> str:
     """The batch size where fixed and per-sample costs are equal; "under 1" when the fixed cost is
-    within noise of zero (its interval reaches 0), "never" when no sample adds time, "not measurable
-    here" when the cost per sample is within noise of zero, and "beyond N" past the largest batch
+    within noise of zero (its interval reaches 0), "never" when no sample adds time, "none: the cost
+    per sample is too small to measure here" when that cost is within noise of zero, and "beyond N" past the largest batch
     measured (a line fitted over 1 to N says nothing certain beyond N)."""
     if not math.isfinite(fit.break_even_items):
         return "never"
     if fit.fixed_s.low <= 0 or fit.break_even_items < 1:
         return "under 1"
     if fit.per_item_s.low <= 0:
-        return NOT_MEASURABLE
+        return f"none: the cost per sample is {TOO_SMALL}"
     if fit.break_even_items > fit.largest_items:
         return f"beyond {fit.largest_items:,.0f}, the largest measured"
     return f"{fit.break_even_items:,.0f}"

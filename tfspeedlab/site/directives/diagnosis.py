@@ -16,8 +16,8 @@ from collections.abc import Callable
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.diagnosis_files import SavedDiagnosis
 from tfspeedlab.analysis.diagnosis_report import split_verdict, text_report
-from tfspeedlab.analysis.wording import (MATERIAL_SPEEDUP, Mode, Verdict, agrees, format_speedup, material,
-                                        speedup_figures, verdict)
+from tfspeedlab.analysis.materiality import MATERIAL_SPEEDUP, agrees
+from tfspeedlab.analysis.wording import Mode, format_speedup
 from tfspeedlab.results.schema import RUNNERS
 from tfspeedlab.site import markdown
 from tfspeedlab.site.directives.context import Context, Runner
@@ -118,15 +118,15 @@ def _agreement(context: Context, name: str, example: str, eager: str, graph: str
             same_machine = intervals.speedup(guide, eager, case)
             if diagnosed is not None and not agrees(diagnosed, same_machine):
                 raise DirectiveError(
-                    f"diagnosis {name!r} reads {mode} against eager as '{material(diagnosed)}' "
-                    f"({format_speedup(diagnosed)}), the full run beside it as "
-                    f"'{verdict(same_machine)}' ({format_speedup(same_machine)}): "
+                    f"diagnosis {name!r} reads {mode} against eager as {format_speedup(diagnosed)} "
+                    f"(acted on past {MATERIAL_SPEEDUP:.2f}×), the full run beside it as "
+                    f"{format_speedup(same_machine)}: "
                     "re-measure both with scripts/diagnose-samples.sh")
-            row = [mode, _worded(material(diagnosed), diagnosed) if diagnosed else "could not run",
-                   _worded(verdict(same_machine), same_machine)]
+            row = [mode, markdown.text(format_speedup(diagnosed)) if diagnosed else "could not run",
+                   markdown.text(format_speedup(same_machine))]
             if pages is not None:
                 found = intervals.speedup(pages, eager, case)
-                row.append(_worded(verdict(found), found))
+                row.append(markdown.text(format_speedup(found)))
             rows.append(row)
         header = ["Against eager", "tfspeedlab diagnose", "Full run, same machine"]
         # The pages' machine goes under the table: in a header it made a column ten lines tall on a phone.
@@ -136,19 +136,10 @@ def _agreement(context: Context, name: str, example: str, eager: str, graph: str
             pages_machine = f" The guide's pages: {markdown.text(machine_summary(pages.environment))}."
         machine = machine_summary(guide.environment)
         return (markdown.table(header, rows, align=[markdown.LEFT] * len(header))
-                + f"\n\n<small>Same machine: {markdown.text(machine)}.{pages_machine} The diagnosis says faster or slower only "
-                f"when its whole 95% interval lies past {MATERIAL_SPEEDUP:.2f}× that way; the full runs, as on every "
-                "page of the guide, when it lies on one side of 1.</small>\n")
+                + f"\n\n<small>Same machine: {markdown.text(machine)}.{pages_machine} The diagnosis acts on a "
+                f"speed-up only when its whole 95% interval lies past {MATERIAL_SPEEDUP:.2f}×.</small>\n")
 
     return context.tabs(body)
-
-
-def _worded(word: Verdict, found: intervals.Ratio) -> str:
-    """A verdict with its figures, the word said once: ``12.2× faster [10.7–13.7×]``, or ``no material
-    difference (1.06× faster [1.02–1.10×])`` where the diagnosis's threshold decides."""
-    if word is Verdict.NOT_MATERIAL:
-        return markdown.text(f"{word} ({speedup_figures(found)})")
-    return markdown.text(format_speedup(found))
 
 
 @directive("diagnosis_guide_metric", "A measured quantity (a tracing count) of the full run beside the samples, same sitting.")

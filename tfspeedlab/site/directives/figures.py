@@ -79,8 +79,8 @@ directive("ratio", "A's time over B's by the guide's estimator (the 10th percent
 directive("speedup", "How many times faster FASTER is than SLOWER, e.g. ``10.1×``, by the guide's "
                      "estimator.")(_speedup_of(lambda found: format_ratio(found.value)))
 directive("interval", "The 95% interval of ``{{ ratio NAME A B }}``: ``9.8–10.4×``.")(_ratio_of(wording.format_interval))
-directive("factor", "The speed-up of FASTER over SLOWER with its interval, ``10.8× [9.78–12.0×]``, or "
-                    "``2.24× slower [2.11–2.47×]`` when the whole interval is below 1.")(_speedup_of(wording.page_speedup))
+directive("factor", "FASTER against SLOWER in the four verdicts: ``10.8× faster [9.78–12.0×]``, ``2.24× slower "
+                    "[2.11–2.47×]``, ``the same within 4%`` or ``inconclusive here (1.25× slower to 1.30× faster)``.")(_speedup_of(wording.page_speedup))
 
 
 directive("figures", "``factor``'s figures for after a ``verdict`` in the same sentence: a clear speed-up as "
@@ -94,8 +94,8 @@ def verdict(context: Context, example: str, candidate: str, reference: str, *, r
     return wording.compared_with(_speedup(context, example, reference, candidate, runner))
 
 
-@directive("agreement", "The same workload in two results files: their ratio, its interval and whether they "
-                        "differ (``1.04× [0.97–1.12×], no clear difference``).")
+@directive("agreement", "The same workload in two results files, this one's time against the other's: "
+                        "``1.20× slower [1.10–1.31×]``, ``the same within 4%``, ….")
 def agreement(context: Context, example: str, case: str, other_example: str, other_case: str, *,
               runner: Runner = "cpu") -> str:
     here, there = context.lookup(example, runner), context.lookup(other_example, runner)
@@ -103,7 +103,7 @@ def agreement(context: Context, example: str, case: str, other_example: str, oth
         # Two machines differ by more than two runs do: no agreement to check.
         return wording.not_compared_across_cpus(markdown.text(cpu_description(here.environment)),
                                                 markdown.text(cpu_description(there.environment)))
-    return wording.agreement(intervals.ratio(here.case(case), there.case(other_case)))
+    return wording.format_change(intervals.ratio(here.case(case), there.case(other_case)))
 
 
 @directive("across_cpus", "One speed-up (SLOW's time ÷ FAST's) on every CPU model measured, the committed file's and "
@@ -125,7 +125,7 @@ def xla_extremes(context: Context, *, runner: Runner = "cpu") -> str:
 
     def describe(item) -> str:
         pair, results = item
-        return f"{wording.extreme(pair.speedup)} ({markdown.text(xla_subject(results, pair))})"
+        return f"{wording.speedup_by_value(pair.speedup.value)} ({markdown.text(xla_subject(results, pair))})"
 
     return f"{describe(worst)} to {describe(best)}"
 
@@ -207,7 +207,7 @@ def layer_share(context: Context, example: str, case: str, layer: HostLayer, *, 
     return f"{quantities.metric_value(context.lookup(example, runner), case, f'{layer}_fraction'):.0%}"
 
 
-@directive("layer_cost", "One op layer's cost per op at a size, with its interval (or ``not measurable here``): "
+@directive("layer_cost", "One op layer's cost per op at a size, with its interval (or ``too small to measure here``): "
                          "``{{ layer_cost op_layers \"generated wrapper\" 1 }}``.")
 def layer_cost(context: Context, example: str, layer: str, elements: int = 1, *, runner: Runner = "cpu") -> str:
     costs = op_layers.layer_costs(context.lookup(example, runner), elements)

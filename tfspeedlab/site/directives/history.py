@@ -14,7 +14,7 @@ from typing import Literal
 
 from tfspeedlab.analysis import history as trends
 from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.wording import PROVISIONAL_BELOW, format_case_difference, format_release_change
+from tfspeedlab.analysis.wording import format_change
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import CaseResult, MissingCaseError
 from tfspeedlab.site import history_tables, markdown, memory_tables
@@ -119,14 +119,8 @@ def history_threshold(context: Context) -> str:
 
 @directive("history_change", "One case from release BEFORE to release AFTER: ``1.52× slower [1.41–1.63×]``.")
 def history_change(context: Context, example: str, case: str, before: str, after: str, *, runner: Runner = "cpu") -> str:
-    return format_release_change(trends.across(_history(context, runner), example, case, _release(before),
-                                               _release(after)))
-
-
-@directive("history_provisional", "Below which near end of its interval a change between releases reads "
-                                  "``provisionally`` (``1.10×``).")
-def history_provisional(context: Context) -> str:
-    return format_ratio(PROVISIONAL_BELOW)
+    return format_change(trends.across(_history(context, runner), example, case, _release(before),
+                                       _release(after)))
 
 
 @directive("history_versus", "Two cases on one release, CASE's time against OTHER's: ``4.27× slower [3.90–4.61×]``.")
@@ -138,7 +132,7 @@ def history_versus(context: Context, example: str, case: str, other: str, releas
     if None in found.values():
         missing = [label for label, result in found.items() if result is None]
         raise DirectiveError(f"{example} · {missing} not measured on {release}")
-    return format_case_difference(intervals.ratio(found[case], found[other]))
+    return format_change(intervals.ratio(found[case], found[other]))
 
 
 def _on_release(context: Context, example: str, case: str, release: str, runner: Runner) -> CaseResult:

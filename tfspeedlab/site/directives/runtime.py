@@ -52,7 +52,7 @@ def save_load(context: Context, example: str) -> str:
 
 
 @directive("settings_summary", "Per workload of a grid: the baseline row's time, and the other rows grouped as clearly "
-                               "slower, clearly faster or not clearly different from it, each with its factor.")
+                               "slower, faster, or the same or inconclusive against it, each with its factor.")
 def settings_summary(context: Context, example: str) -> str:
     return context.example_tabs(example, settings_tables.settings_summary)
 
