@@ -9,40 +9,22 @@ from tfspeedlab.analysis import op_layers
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS
 from tfspeedlab.results.schema import CaseResult
-from tfspeedlab.site import charts, tables, views
+from tfspeedlab.site import bar_charts, charts, tables, views
 from tfspeedlab.spec.layout import Grid, OpLayers, Sweep
+from tfspeedlab.analysis.wording import ONE_PROCESS
 from tfspeedlab.units import format_time
 from tfspeedlab.units import UNIT_SPACE
 
 
 def test_chart_has_caption_units_and_both_themes():
     results = synthetic_results()
-    light = charts.time_per_call_svg(results, "light")
-    dark = charts.time_per_call_svg(results, "dark")
+    light = bar_charts.time_per_call_svg(results, "light")
+    dark = bar_charts.time_per_call_svg(results, "dark")
     for svg in (light, dark):
         assert svg.lstrip().startswith("<?xml")
         assert "runner: cpu" in svg and "TensorFlow 2.99.0" in svg
-        assert "time per call (ms" in svg
+        assert "time per call" in svg and f"10{UNIT_SPACE}ms" in svg  # each tick says its unit
     assert charts.THEMES["light"].text in light and charts.THEMES["dark"].text in dark
-
-
-def test_bar_charts_keep_a_linear_axis_however_wide_the_spread():
-    # A log axis would make a 10x gap look like 3x; the bars keep the ratio a reader sees.
-    narrow = synthetic_results()  # 10x spread
-    slow = CaseResult("very slow", {}, Measurement((1.0, 1.0, 1.0), 1, 1.0, "test"))
-    wide = replace(narrow, cases=narrow.cases + (slow,))
-    for results in (narrow, wide):
-        svg = charts.time_per_call_svg(results, "light")
-        assert "log scale" not in svg and "time per call" in svg
-    # Past 8x its baseline a bar is cut at 4x, hatched, and still labelled with its whole time; the
-    # axis's ticks stop at the cut, so that no tick reads a cut bar's length as its time.
-    found = texts(charts.time_per_call_svg(wide, "light"))
-    assert any("hatched: past 4× it, cut there" in t for t in found)
-    assert any(t.startswith(format_time(1.0)) for t in found)
-    ticks = [float(t) for t in found if re.fullmatch(r"[\d.]+", t)]
-    eager_ms = narrow.case("eager").measurement.per_call_s * 1e3
-    assert ticks and max(ticks) <= 4 * eager_ms * 1.0001
-    assert not any("hatched" in t for t in texts(charts.time_per_call_svg(narrow, "light")))
 
 
 # ------------------------------------------------------------ one chart per layout
@@ -101,7 +83,7 @@ def host_layers_results():
     return with_cases(synthetic_results().layout, cases, title="Where the time goes")
 
 
-BAR_AXIS = "10th percentile of all blocks;"
+BAR_AXIS = "time per call, 10th percentile of all blocks"
 HOST_AXIS = "split by profiled share"
 
 
@@ -112,10 +94,9 @@ def test_default_layout_draws_bars_of_every_case(theme):
     assert any(BAR_AXIS in t for t in found)
     assert {"eager", "graph", "Demo workload"} <= set(found)
     assert not any(HOST_AXIS in t or "(log scale)" in t for t in found)
-    # Each bar but the baseline says the table's verdict against it; no whiskers on the times.
-    # (one process here: the words say it gives no verdict)
-    assert any(t.endswith(("faster", "slower", "no clear difference", "no verdict")) for t in found if "·" in t)
-    assert not any("whiskers" in t for t in found)
+    # One process here: no bar carries a verdict, and the chart says why once.
+    assert not any("×" in t for t in found)
+    assert " ".join(found).count(ONE_PROCESS.capitalize()) == 1
 
 
 def test_sweep_layout_draws_one_line_per_series_along_the_parameter():
@@ -203,7 +184,7 @@ def test_a_sweep_of_many_values_labels_only_as_many_ticks_as_fit():
     cases = [CaseResult(f"{mode} {n}", {"mode": mode, "n_ops": n}, measured(seconds))
              for mode, seconds in (("eager", 5e-3), ("graph", 7e-3)) for n in swept]
     found = set(texts(views.chart_svg(with_cases(Sweep("n_ops"), cases), "light")))
-    labelled = [n for n in swept if str(n) in found]
+    labelled = [n for n in swept if charts.compact_number(n) in found]
     assert labelled[0] == swept[0] and 4 <= len(labelled) <= 7
 
 
@@ -240,7 +221,7 @@ def test_a_grid_too_large_for_panels_is_drawn_as_a_matrix_of_speed_ups():
         svg = views.chart_svg(results, theme)
         found = texts(svg)
         assert "CPU settings grid" in found and "3× faster" in found and "pinned" in found
-        assert "no clear difference (95% interval)" in " ".join(" ".join(found).split())
+        assert "Hatched: its 95% interval holds 1×." in " ".join(" ".join(found).split())
         assert smallest_text_on_a_phone(svg) >= 10.0
         # A screen or two, not a panel per workload: under 800 pt tall.
         assert float(re.search(r'<svg\b[^>]*\bheight="([\d.]+)pt"', svg)[1]) < 800
@@ -258,21 +239,23 @@ def test_grid_bars_carry_the_tables_verdict_beside_their_time():
     # One process per case: the table gives no verdict, and neither does the chart (once per panel, in
     # its title, not beside every bar).
     alone = texts(views.chart_svg(one_process, "light"))
-    assert sum(text.endswith("; one process: no verdict") for text in alone) == 3
-    assert not any(text.endswith("· one process: no verdict") for text in alone)
-    # No whiskers: the words carry the interval.
-    assert 'id="LineCollection_' not in views.chart_svg(several, "light")
+    assert " ".join(alone).count(f"; {ONE_PROCESS}, no whisker") == 3
+    assert not any(text.endswith(f"· {ONE_PROCESS}") for text in alone)
+    # Several processes: every bar carries the verdict's interval as its whisker; one process: none.
+    assert views.chart_svg(several, "light").count('id="whisker-') == 6
+    assert 'id="whisker-' not in views.chart_svg(one_process, "light")
 
 
 def test_a_training_case_that_did_not_train_is_marked_on_its_bar():
     base = synthetic_results()
     trained, untrained = (replace(case, metrics={"weight_change": change})
                           for case, change in zip(base.cases, (0.3, 0.0)))
-    svg = charts.time_per_call_svg(replace(base, cases=(trained, untrained)), "light")
-    assert any(text.endswith(f"· {charts.UNTRAINED_MARK}") for text in texts(svg))
+    svg = bar_charts.time_per_call_svg(replace(base, cases=(trained, untrained)), "light")
+    assert any(text.endswith(f"· {bar_charts.UNTRAINED_MARK}") for text in texts(svg))
     # Only where the baseline moved its weights: two cases that both stood still are not marked.
     still = replace(trained, metrics={"weight_change": 0.0})
-    assert charts.UNTRAINED_MARK not in charts.time_per_call_svg(replace(base, cases=(still, untrained)), "light")
+    assert bar_charts.UNTRAINED_MARK not in bar_charts.time_per_call_svg(replace(base, cases=(still, untrained)),
+                                                                         "light")
 
 
 def test_a_split_grid_over_named_calls_places_each_name_apart_without_a_log_axis():
@@ -282,5 +265,5 @@ def test_a_split_grid_over_named_calls_places_each_name_apart_without_a_log_axis
              for call, seconds in (("fit", 2e-3 * factor), ("predict · batch 1", 4e-2 * factor))]
     results = with_cases(Grid(rows="backend", columns="call", baseline="TensorFlow", split="model"), cases)
     found = texts(views.chart_svg(results, "light"))
-    assert "fit" in found and "predict · batch 1" in found  # each call named on the axis
+    assert "fit" in found and "predict ·\nbatch 1" in "\n".join(found)  # each call named on the axis
     assert not any("call (log scale)" in text for text in found)
