@@ -63,8 +63,7 @@ def case_rows(cases: list[CaseResult], reference: CaseResult | None, theme: Them
     else:
         whiskers = [bar_scale.ratio_whisker(case, reference) for case in cases]
         ratios = {case.label: intervals.ratio(case, reference) for case in cases if case is not reference}
-    all_one_process = any(whisker is None for whisker in whiskers) and (
-        all(found.one_process for found in ratios.values()) if ratios else all(w is None for w in whiskers))
+    all_one_process = all(whisker is None for whisker in whiskers)
     rows = []
     for case, whisker in zip(cases, whiskers):
         words = format_time(case.measurement.per_call_s)
@@ -163,7 +162,7 @@ def whisker_note(baseline: str | None, one_process: bool) -> str:
         note = (f"Beside each bar: its time and its verdict against {baseline}. Whisker: that verdict's 95% "
                 f"interval, drawn as a time; on {baseline}, its own. Dotted line: {baseline}'s time.")
     if one_process:
-        note += f" {ONE_PROCESS[0].upper()}{ONE_PROCESS[1:]}, and no whisker: timed in one process."
+        note += f" {ONE_PROCESS[0].upper()}{ONE_PROCESS[1:]}; no whisker either."
     return note
 
 
@@ -243,7 +242,8 @@ def time_per_call_svg(results: ResultsFile, theme_name: str) -> str:
     theme = THEMES[theme_name]
     cases = list(results.cases)
     reference = next((case for case in cases if case.label == results.baseline), None)
-    rows, one_process = case_rows(cases, reference, theme, summary.untrained_cases(results))
+    rows, _ = case_rows(cases, reference, theme, summary.untrained_cases(results))
+    one_process = any(row.whisker is None for row in rows)  # said once, under the chart
     per = "step" if any(case.params.get("steps_per_call", 1) != 1 for case in cases) else "call"
     scale, = bar_scale.scales([extent(rows)])
     note = whisker_note(results.baseline if reference is not None else None, one_process)

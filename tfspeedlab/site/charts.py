@@ -117,8 +117,10 @@ def sweep_svg(results: ResultsFile, theme_name: str) -> str:
         axes.set_ylabel("time per call (log scale)")
         axes.grid(which="major", color=theme.grid, linewidth=0.6)
         handles, _ = axes.get_legend_handles_labels()
+        # Above the plot, where it covers no line or band.
         axes.legend(handles + [band_handle(theme)], [handle.get_label() for handle in handles] + [BAND_LABEL],
-                    frameon=False, labelcolor=theme.text)
+                    frameon=False, labelcolor=theme.text, loc="lower left", bbox_to_anchor=(0, 1.02), ncols=2,
+                    borderaxespad=0)
         _finish_axes(figure, axes, results)
         return _svg(figure)
 
@@ -260,7 +262,7 @@ def host_layers_svg(results: ResultsFile, theme_name: str) -> str:
     which a log axis would not show."""
     theme = THEMES[theme_name]
     cases = list(results.cases)
-    unit_name, scale = select_unit(min(case.measurement.per_call_s for case in cases))
+    unit_name, scale = select_unit(max(case.measurement.per_call_s for case in cases))  # short tick labels
     with _style(theme):
         figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.5 * len(cases) + 2.6 + _caption_in(results)),
                                     layout="constrained")

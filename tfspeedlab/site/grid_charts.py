@@ -29,7 +29,9 @@ def grid_svg(results: ResultsFile, theme_name: str) -> str:
         panels.append((column, [replace(bar, name=str(row)) for bar, row in zip(rows, present)], one_process,
                        reference.measurement.per_call_s if reference is not None else None))
     scales = bar_scale.scales([extent(rows) for _, rows, _, _ in panels])
-    note = whisker_note(baseline, one_process=False)  # a panel timed in one process says so in its title
+    # A panel timed in one process says so in its title; a bar of one among others, under the chart.
+    note = whisker_note(baseline, any(row.whisker is None and not alone
+                                      for _, rows, alone, _ in panels for row in rows))
     if scales[0].log:
         note += " Time axes: log scale."
     return bar_figure(results, [
