@@ -69,7 +69,7 @@ def memory_over_calls_svg(results: ResultsFile, theme_name: str) -> str:
             unit_name, scale = _bytes_unit(max(band, *(max(abs(value) for value in found.bytes_since_start)
                                                        for found in curves.values())))
             noun = "models" if call == "new model" else "calls"
-            row.suptitle(f"{call}: memory since the loop began ({unit_name}) over {noun}", x=0.01, ha="left",
+            row.suptitle(f"{call} — memory since the loop began ({unit_name}) over {noun}", x=0.01, ha="left",
                          size=TEXT_PT)
             panels = row.subplots(1, len(kerases), sharey=True, squeeze=False)[0]
             for axes, keras in zip(panels, kerases):
