@@ -60,9 +60,10 @@ def case_rows(cases: list[CaseResult], reference: CaseResult | None, theme: Them
     if reference is None:
         whiskers = [bar_scale.time_whisker(case) for case in cases]
         ratios = {}
-    else:
-        whiskers = [bar_scale.ratio_whisker(case, reference) for case in cases]
-        ratios = {case.label: intervals.ratio(case, reference) for case in cases if case is not reference}
+    else:  # the reference's own whisker: its time against a fresh run of itself
+        found = [intervals.ratio(case, reference) for case in cases]
+        whiskers = [bar_scale.ratio_whisker(ratio, reference.measurement.per_call_s) for ratio in found]
+        ratios = {case.label: ratio for case, ratio in zip(cases, found) if case is not reference}
     all_one_process = all(whisker is None for whisker in whiskers)
     rows = []
     for case, whisker in zip(cases, whiskers):

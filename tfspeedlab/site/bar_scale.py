@@ -56,14 +56,11 @@ def time_whisker(case: CaseResult) -> Whisker | None:
     return Whisker(found.low, found.high)
 
 
-def ratio_whisker(case: CaseResult, reference: CaseResult) -> Whisker | None:
-    """The interval of ``case``'s time ÷ ``reference``'s (the verdict's), drawn as times: the
-    reference's time × each end. For the reference itself, its time against a fresh run of itself.
-    None where either side was timed in one process: that comparison has no verdict."""
-    found = intervals.ratio(case, reference)
+def ratio_whisker(found: intervals.Ratio, reference_s: float) -> Whisker | None:
+    """The interval of a time ÷ a reference's (a verdict's), drawn as times: the reference's time ×
+    each end. None where either side was timed in one process: that comparison has no verdict."""
     if found.one_process:
         return None
-    reference_s = reference.measurement.per_call_s
     return Whisker(reference_s * found.low, reference_s * found.high)
 
 

@@ -17,6 +17,7 @@ from tfspeedlab.site import bar_scale
 from tfspeedlab.site.charts import (
     FIGURE_WIDTH_IN,
     LINE_IN,
+    TEXT_PT,
     THEMES,
     TITLE_PT,
     Theme,
@@ -134,20 +135,20 @@ def split_grid_svg(results: ResultsFile, theme_name: str) -> str:
                 else:
                     _draw_lines(axes, grid, group, numeric, styles)
                 axes.set_title(str(title), loc="left")
-                everything.append(axes)
+                everything.append((axes, grid))
             if not shared_legend:
-                subfigure.legend(*_legend_entries(axes_row), loc="outside upper left", ncols=2,
+                subfigure.legend(*_legend_entries(list(axes_row)), loc="outside upper left", ncols=2,
                                  frameon=False, labelcolor=theme.text, handlelength=2.2, columnspacing=1.2,
                                  borderaxespad=0.2)
         low, high = min(times) / 1.5, max(times) * 1.5
-        for number, axes in enumerate(everything):
-            _finish_panel(axes, low, high, numeric, grids[0], theme, leftmost=number % across == 0)
+        first, last = everything[0][0], everything[-1][0]
+        for number, (axes, grid) in enumerate(everything):
+            _finish_panel(axes, low, high, numeric, grid, theme, leftmost=number % across == 0)
             if not numeric:  # names under the last panel and over the first only
-                axes.tick_params(axis="x", labelbottom=axes is everything[-1], labeltop=axes is everything[0],
-                                 top=axes is everything[0])
+                axes.tick_params(axis="x", labelbottom=axes is last, labeltop=axes is first, top=axes is first)
         heads.text(0.01, 0.98, _title(results), va="top", ha="left", size=TITLE_PT)
         if shared_legend:
-            handles = _dumbbell_legend(*dumbbell, theme) if dumbbell else _legend_entries(everything)
+            handles = _dumbbell_legend(*dumbbell, theme) if dumbbell else _legend_entries([a for a, _ in everything])
             heads.legend(*handles, loc="lower left", ncols=2, frameon=False, labelcolor=theme.text,
                          handlelength=2.2, columnspacing=1.2, borderaxespad=0.2)
         return _svg(figure)
@@ -161,7 +162,7 @@ def _legend_in(group: list) -> float:
 def _name_labels_in(grids) -> float:
     """The height of upright column labels wrapped to ``NAME_LABEL_CHARS``."""
     longest = max(min(len(str(value)), NAME_LABEL_CHARS) for grid in grids for value in grid.column_values)
-    return longest * 0.56 * 11 / 72 + 0.25
+    return longest * 0.56 * TEXT_PT / 72 + 0.25
 
 
 def _draw_lines(axes, grid, group: list, numeric: bool, styles: dict) -> None:
