@@ -4,6 +4,7 @@ results file and pooling, the growth and its interval, and the words a page uses
 import dataclasses
 import json
 import mmap
+import re
 
 import pytest
 
@@ -17,7 +18,7 @@ from tfspeedlab.results.pool import pool
 from tfspeedlab.results.schema import NotInResults, ResultsFileError, to_dict
 from tfspeedlab.results.store import load_results, write_results
 from tfspeedlab.run.isolation import gather
-from tfspeedlab.site import charts, views
+from tfspeedlab.site import memory_charts, views
 from tfspeedlab.site.memory_tables import growth_phrase, growth_table
 
 
@@ -171,11 +172,12 @@ def test_a_followed_memory_file_is_charted_as_memory_over_calls():
     results = dataclasses.replace(synthetic_results(), cases=cases, baseline=None)
     assert followed_memory(results) and not followed_memory(synthetic_results())
     assert views.view_for(results).shows == "resident memory over calls"
-    svg = charts.memory_over_calls_svg(results, "light")
+    svg = memory_charts.memory_over_calls_svg(results, "light")
     # A panel per kind of loop, each in the unit its growth needs (20 KiB × 100 calls ≈ 2 MiB; 9 MB × 100 ≈ 858 MiB).
     assert "predict — memory since the loop began (MiB) over calls" in svg
     assert "new model — memory since the loop began (MiB) over models" in svg
-    assert "tf.keras, none" in svg
+    # A panel per Keras, titled by it, and a line per remedy, named in the legend.
+    assert re.search(r">\s*tf\.keras\s*</text>", svg) and re.search(r">\s*none\s*</text>", svg)
 
 
 def test_a_case_without_followed_memory_has_no_curve():

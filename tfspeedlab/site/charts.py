@@ -12,18 +12,14 @@ import matplotlib
 matplotlib.use("Agg")  # no display on CI machines or docs builders
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
 
-from tfspeedlab.analysis import intervals, memory_growth, op_layers, summary, sweeps  # noqa: E402
-from tfspeedlab.analysis.grid import pivots  # noqa: E402
-from tfspeedlab.analysis.wording import NO_GROWTH_BYTES_PER_CALL, time_ratio_word  # noqa: E402
+from tfspeedlab.analysis import op_layers, sweeps  # noqa: E402
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS  # noqa: E402
 from tfspeedlab.results.schema import ResultsFile  # noqa: E402
-from tfspeedlab.site import bar_cuts  # noqa: E402
-from tfspeedlab.units import format_bytes, format_time, select_unit  # noqa: E402
-
-# Bar charts keep a linear time axis whatever the spread: their point is how many times one bar
-# is another, which a log axis hides (a 10× gap looks like 3×); the values are written beside the
-# bars, so a sliver of a bar still reads. Sweeps, whose x spans decades, are log-log and say so.
+from tfspeedlab.site import bar_scale  # noqa: E402
+from tfspeedlab.units import format_time, select_unit  # noqa: E402
 
 # A chart is drawn at a phone's density and shown at its natural size on a
 # wider screen. On a phone (a 390 px window leaves a 358 px column) the browser
@@ -93,137 +89,59 @@ def wrap_at_separators(text: str, separator: str = " · ", width: int = line_cha
     return lines
 
 
-def _interval_s(case) -> tuple[float, float]:
-    """The 95% interval of a case's time per call (its hierarchical bootstrap), in seconds."""
-    found = intervals.estimate_of(case.measurement.per_call_s, intervals.resampled_estimates(case))
-    return found.low, found.high
-
-
-# At most this share of a panel's width goes to the label beside a bar: a longer label may run past
-# the axes rather than squeeze its bar to a sliver.
-_MOST_LABEL_SHARE = 0.9
-
-
-def _make_room_for_labels(figure, placed: dict) -> None:
-    """Run each panel's axis far enough that the label beside every bar ends inside it: a label
-    that takes a share f of the axes' width beside a bar of value v needs an axis to v ÷ (1 − f).
-    Measured on the laid-out figure, as the labels' widths depend on the font and the axes' on the
-    tick labels beside them."""
-    renderer = figure.canvas.get_renderer()
-    for axes, labels in placed.items():
-        # (The labels were left out of the layout: fitted around them, the axes shrank to a strip.)
-        width = axes.get_window_extent(renderer).width
-        ends = [value / (1 - min(annotation.get_window_extent(renderer).width / width + 0.04, _MOST_LABEL_SHARE))
-                for annotation, value in labels]
-        axes.set_xlim(0, max(ends))
-
-
-# Beside the time of a bar whose training case did not train.
-UNTRAINED_MARK = "did not train"
-
-
-def time_per_call_svg(results: ResultsFile, theme_name: str) -> str:
-    """Horizontal bars of time per call; beside each, its time and, where the table has a baseline,
-    the table's verdict against it (no whisker per time: the verdict's interval is the speed-up's)."""
-    theme = THEMES[theme_name]
-    cases = list(results.cases)
-    times = [case.measurement.per_call_s for case in cases]
-    # The middle case's unit: over decades, the smallest one's gives ticks like "100000".
-    unit_name, scale = select_unit(sorted(times)[len(times) // 2])
-    per = "step" if any(case.params.get("steps_per_call", 1) != 1 for case in cases) else "call"
-
-    with _style(theme):
-        figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.5 * len(cases) + 1.6 + _caption_in(results)))
-        positions = range(len(cases))[::-1]  # first case on top, as in the table
-        reference = next((case for case in cases if case.label == results.baseline), None)
-        if reference is None:  # nothing to set the bars against: each time's own interval instead
-            spans = [_interval_s(case) for case in cases]
-            whiskers = {"xerr": [[max(time - low, 0.0) / scale for time, (low, _) in zip(times, spans)],
-                                 [max(high - time, 0.0) / scale for time, (_, high) in zip(times, spans)]],
-                        "error_kw": {"ecolor": theme.text, "capsize": 4, "linewidth": 1.2}}
-        else:
-            spans, whiskers = [(time, 0.0) for time in times], {}  # no whisker: a label sits at its bar's end
-        # The baseline in the first colour, every bar set against it in the second, as in a grid's chart.
-        colours = [theme.bars[0] if reference is None or case is reference else theme.bars[1] for case in cases]
-        # A training case that left its weights where they were is fast because it did nothing:
-        # its bar is hatched and says so, as its table row does.
-        untrained = summary.untrained_cases(results)
-        cut = bar_cuts.cut_for(times, reference.measurement.per_call_s if reference is not None else None)
-        drawn = bar_cuts.shown(times, cut)
-        bars = axes.barh(list(positions), [t / scale for t in drawn], color=colours, height=0.6, **whiskers)
-        cut_any = bar_cuts.hatch_cut_bars(bars, times, cut, theme)
-        for bar, case in zip(bars, cases):
-            if case.label in untrained:
-                bar.set_hatch("///")
-                bar.set_edgecolor(theme.text)
-                bar.set_alpha(0.5)
-        axes.set_yticks(list(positions), [_wrapped_label(case.label) for case in cases])
-        labels = []
-        for position, time, (_, high), case, end in zip(positions, times, spans, cases, drawn):
-            if case.label in untrained:
-                word = f" · {UNTRAINED_MARK}"
-            elif reference is None or case is reference:
-                word = ""
-            else:
-                word = f" · {time_ratio_word(intervals.ratio(case, reference))}"
-            labels.append((axes.annotate(format_time(time) + word, (max(high, end) / scale, position),
-                                         xytext=(6, 0), textcoords="offset points", va="center", ha="left",
-                                         color=theme.text, in_layout=False), max(high, end) / scale))
-        # Three short lines: the axes are narrower than the figure where the case labels are long,
-        # and a label wider than its axes is cut at the figure's edge.
-        beside = ("whiskers: its 95% interval" if reference is None
-                  else f"beside each bar: against\n{_short(reference.label)}, the table's verdict")
-        if cut_any:
-            beside += f";\nhatched: past {bar_cuts.CUT_AT:g}× it, cut there"
-        axes.set_xlabel(f"time per {per} ({unit_name})\n10th percentile of all blocks;\n{beside}")
-        axes.grid(axis="x", color=theme.grid, linewidth=0.6)
-        _finish_axes(figure, axes, results)
-        _make_room_for_labels(figure, {axes: labels})
-        if cut_any:
-            bar_cuts.stop_the_scale_at(axes, cut / scale, theme)
-        return _svg(figure)
-
-
-def _short(label: str) -> str:
-    """A baseline's name for an axis label: cut at the width of a case label, as the y axis shows it."""
-    return label if len(label) <= 2 * _LABEL_CHARS else label[: 2 * _LABEL_CHARS - 1] + "…"
-
-
-# Case labels longer than this go on two lines: one long label would squeeze every bar.
-_LABEL_CHARS = 24
-
-
-def _wrapped_label(label: str) -> str:
-    return "\n".join(textwrap.wrap(label, _LABEL_CHARS, break_long_words=False)) if len(label) > _LABEL_CHARS else label
-
-
 def sweep_svg(results: ResultsFile, theme_name: str) -> str:
-    """Time per call against the swept parameter, one line per mode, its 95% interval as a band; log-log."""
+    """Time per call against the swept parameter, one line per mode, its 95% interval as a band edged
+    in the line's colour (where two bands overlap, each keeps its outline); log-log."""
     theme = THEMES[theme_name]
     x_name = sweeps.sweep_parameter(results)
-    unit_name, scale = select_unit(min(case.measurement.per_call_s for case in results.cases))
     with _style(theme):
-        figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 4.2 + _caption_in(results)))
+        figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 4.4 + _caption_in(results)))
         for index, mode in enumerate(sweeps.modes(results)):
             points = sweeps.sweep_cases(results, mode)
             xs = [x for x, _ in points]
-            spans = [_interval_s(case) for _, case in points]
-            colour = theme.bars[index % len(theme.bars)]
-            axes.plot(xs, [case.measurement.per_call_s / scale for _, case in points], marker="o", color=colour,
+            spans = [bar_scale.time_whisker(case) or bar_scale.Whisker(*(2 * (case.measurement.per_call_s,)))
+                     for _, case in points]
+            colour = theme.lines[index % len(theme.lines)]
+            axes.fill_between(xs, [span.low_s for span in spans], [span.high_s for span in spans],
+                              color=colour, alpha=BAND_ALPHA, linewidth=0)
+            for edge in ([span.low_s for span in spans], [span.high_s for span in spans]):
+                axes.plot(xs, edge, color=colour, linewidth=0.8, linestyle=(0, (3, 2)), alpha=0.9)
+            axes.plot(xs, [case.measurement.per_call_s for _, case in points], marker="o", color=colour,
                       label=mode, linewidth=1.8, markersize=5)
-            axes.fill_between(xs, [low / scale for low, _ in spans], [high / scale for _, high in spans],
-                              color=colour, alpha=0.2, linewidth=0)
         axes.set_xscale("log")
         axes.set_yscale("log")
-        _plain_log_ticks(axes.xaxis)
-        _plain_log_ticks(axes.yaxis)
+        _plain_log_ticks(axes.xaxis, compact_number)
+        _plain_log_ticks(axes.yaxis, bar_scale.short_time)
         axes.set_xticks(_spaced_ticks(sorted({case.params[x_name] for case in results.cases})))
         axes.set_xlabel(x_name.replace("_", " ") + " (log scale)")
-        axes.set_ylabel(f"time per call ({unit_name}, log scale)")
+        axes.set_ylabel("time per call (log scale)")
         axes.grid(which="major", color=theme.grid, linewidth=0.6)
-        axes.legend(frameon=False, labelcolor=theme.text)
+        handles, _ = axes.get_legend_handles_labels()
+        # Above the plot, where it covers no line or band.
+        axes.legend(handles + [band_handle(theme)], [handle.get_label() for handle in handles] + [BAND_LABEL],
+                    frameon=False, labelcolor=theme.text, loc="lower left", bbox_to_anchor=(0, 1.02), ncols=2,
+                    borderaxespad=0)
         _finish_axes(figure, axes, results)
         return _svg(figure)
+
+
+# A line's 95% interval: a band of its colour, this opaque, edged with a dashed line of it.
+BAND_ALPHA = 0.16
+BAND_LABEL = "shaded: each line's 95% interval"
+
+
+def band_handle(theme: Theme):
+    """The legend's entry for every line's interval band."""
+    return Patch(facecolor=theme.text, alpha=0.25, linewidth=0)
+
+
+def compact_number(value: float) -> str:
+    """A tick's count: ``100``, ``1,024``, ``99.9k``, ``1M``."""
+    if value >= 1e6:
+        return f"{value / 1e6:.3g}M"
+    if value >= 1e4:
+        return f"{value / 1e3:.3g}k"
+    return f"{value:,.0f}" if value >= 1 else f"{value:g}"
 
 
 def _style(theme: Theme):
@@ -239,15 +157,16 @@ def _style(theme: Theme):
 _DECADES_AT_1_2_5 = {"x": 1.5, "y": 3.5}
 
 
-def _plain_log_ticks(axis) -> None:
-    """Call once the axis's limits are set: how many decades they span picks the ticks."""
+def _plain_log_ticks(axis, label=lambda value: f"{value:g}") -> None:
+    """Call once the axis's limits are set: how many decades they span picks the ticks, ``label``
+    words each."""
     # Plain numbers at 1-2-5 steps read better than powers of ten; over many
     # decades they would collide, so only the powers of ten are labelled.
     low, high = getattr(axis.axes, f"get_{axis.axis_name}lim")()
     decades = math.log10(high / low)
     steps = (1.0, 2.0, 5.0) if decades <= _DECADES_AT_1_2_5[axis.axis_name] else (1.0,)
     axis.set_major_locator(ticker.LogLocator(subs=steps))
-    axis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+    axis.set_major_formatter(ticker.FuncFormatter(lambda value, _: label(value)))
     axis.set_minor_formatter(ticker.NullFormatter())
 
 
@@ -299,11 +218,27 @@ def _panel_title(axes, title: str) -> None:
                   textcoords="offset points", ha="left", va="bottom")
 
 
-def _legend_under_title(figure, results: ResultsFile, theme: Theme) -> None:
-    """Title, then the legend of the stacked layers, then the panels: inside a panel the legend
-    would cover bars or their values. For figures made with ``layout="constrained"``."""
+def whisker_handle(theme: Theme):
+    """A legend's entry for the whiskers: a line between two caps."""
+    return Line2D([], [], color=theme.text, marker="|", markersize=9, markeredgewidth=1.2, linewidth=1.2,
+                  label=WHISKER_LABEL)
+
+
+WHISKER_LABEL = "whisker: 95% interval"
+
+
+def _legend_under_title(figure, results: ResultsFile, theme: Theme, whiskers: bool = False) -> None:
+    """Title, then the legend of the stacked layers (and of the whiskers), then the panels: inside a
+    panel the legend would cover bars or their values. For figures made with ``layout="constrained"``."""
+    found = {}
+    for axes in figure.axes:
+        for handle, label in zip(*axes.get_legend_handles_labels()):
+            found.setdefault(label, handle)
+    handles, labels = list(found.values()), list(found)
+    if whiskers:
+        handles, labels = handles + [whisker_handle(theme)], labels + [WHISKER_LABEL]
     # The title heads the legend: constrained layout stacks no suptitle above an outside legend.
-    figure.legend(loc="outside upper left", ncols=2, frameon=False, labelcolor=theme.text, handlelength=2.2,
+    figure.legend(handles, labels, numpoints=2, loc="outside upper left", ncols=2, frameon=False, labelcolor=theme.text, handlelength=2.2,
                   columnspacing=1.2, title=_title(results), alignment="left", borderaxespad=0.2,
                   title_fontproperties={"size": TITLE_PT})
     caption_share = _add_caption(figure, results)
@@ -322,12 +257,14 @@ def has_host_layers(results: ResultsFile) -> bool:
 
 
 def host_layers_svg(results: ResultsFile, theme_name: str) -> str:
-    """Stacked bars: each case's time per call split by its profiled layer fractions."""
+    """Stacked bars: each case's time per call split by its profiled layer fractions, its time's 95%
+    interval as a whisker. The axis stays linear whatever the spread: stacked parts add up along it,
+    which a log axis would not show."""
     theme = THEMES[theme_name]
     cases = list(results.cases)
-    unit_name, scale = select_unit(min(case.measurement.per_call_s for case in cases))
+    unit_name, scale = select_unit(max(case.measurement.per_call_s for case in cases))  # short tick labels
     with _style(theme):
-        figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.5 * len(cases) + 2.4 + _caption_in(results)),
+        figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.5 * len(cases) + 2.6 + _caption_in(results)),
                                     layout="constrained")
         positions = list(range(len(cases))[::-1])
         left = [0.0] * len(cases)
@@ -335,87 +272,25 @@ def host_layers_svg(results: ResultsFile, theme_name: str) -> str:
             widths = [case.measurement.per_call_s * case.metrics[f"{layer}_fraction"] / scale for case in cases]
             axes.barh(positions, widths, left=left, height=0.6, color=theme.bars[index], label=HOST_LAYER_LABELS[layer])
             left = [a + b for a, b in zip(left, widths)]
-        for position, case, end in zip(positions, cases, left):
-            axes.annotate(format_time(case.measurement.per_call_s), (end, position), xytext=(6, 0),
+        unit = bar_scale.Scale(False, scale)
+        totals = [case.measurement.per_call_s / scale for case in cases]
+        reach = bar_scale.draw_whiskers(axes, totals, positions, [bar_scale.time_whisker(case) for case in cases],
+                                        unit, theme.text, "0")
+        for position, case, end, far in zip(positions, cases, left, reach):
+            axes.annotate(format_time(case.measurement.per_call_s), (max(end, far), position), xytext=(6, 0),
                           textcoords="offset points", va="center")
         axes.set_yticks(positions, [case.label for case in cases])
-        axes.set_xlim(right=max(left) * 1.3)
+        axes.set_xlim(right=max(max(left), *reach) * 1.35)
         axes.set_xlabel(f"time per call ({unit_name})\n10th percentile of all blocks,\nsplit by profiled share")
         axes.grid(axis="x", color=theme.grid, linewidth=0.6)
         _open_frame(axes)
-        _legend_under_title(figure, results, theme)
-        return _svg(figure)
-
-
-def _line_styles(rows: list, theme: Theme) -> dict:
-    """A colour and dash per row. A row named "<prefix> <other row>" (``tf_keras predict`` beside
-    ``predict``) is the same call made another way: it takes that row's colour, dashed."""
-    styles, colours = {}, iter(theme.lines * 2)
-    for row in rows:
-        twin = next((other for other in rows if other != row and str(row).endswith(f" {other}")), None)
-        if twin is None:
-            styles[row] = (next(colours), "-")
-    for row in rows:
-        if row not in styles:
-            twin = next(other for other in rows if other != row and str(row).endswith(f" {other}"))
-            styles[row] = (styles[twin][0], "--")
-    return styles
-
-
-def split_grid_svg(results: ResultsFile, theme_name: str) -> str:
-    """A split grid: one panel per part, time per call on a log axis against the column value, one
-    legend for all panels; a numeric column (batch size) on a log axis with a line per row, a
-    column of names (the call: fit, predict) as places of their own with a point per row."""
-    theme = THEMES[theme_name]
-    grids = pivots(results)
-    rows = list(dict.fromkeys(row for grid in grids for row in grid.row_values))
-    styles = _line_styles(rows, theme)
-    per = grids[0].layout.time_per
-    with _style(theme):
-        legend_lines = -(-len(rows) // 2)
-        height = 3.1 * len(grids) + legend_lines * LINE_IN * 1.15 + 0.5 + _caption_in(results)
-        figure, panels = plt.subplots(len(grids), 1, figsize=(FIGURE_WIDTH_IN, height), squeeze=False,
-                                      layout="constrained")
-        for axes, grid in zip(panels[:, 0], grids):
-            times = sorted(case.measurement.per_call_s for case in grid.cells.values())
-            unit_name, scale = select_unit(times[len(times) // 2])  # short tick labels for the middle
-            # A column of names (fit, train_on_batch, predict) has no order to draw a line along:
-            # each name gets a place of its own on the axis, and its rows' points stand apart there.
-            numeric = all(isinstance(value, int | float) and not isinstance(value, bool) for value in grid.column_values)
-            place = {value: value if numeric else index for index, value in enumerate(grid.column_values)}
-            for number, row in enumerate(rows):
-                points = grid.row(row)
-                if not points:
-                    continue
-                colour, dash = styles[row]
-                # Named places: each row a little apart within its place, so that two rows of
-                # nearly one time (the baseline among them) do not hide one another.
-                nudge = 0.0 if numeric else 0.6 * (number / max(len(rows) - 1, 1) - 0.5)
-                axes.plot([place[column] + nudge for column, _ in points],
-                          [case.measurement.per_call_s / scale for _, case in points],
-                          color=colour, linestyle=dash if numeric else "none", marker="o",
-                          markersize=4 if numeric else 6, linewidth=1.6, label=row if grid is grids[0] else None)
-            axes.set_yscale("log")
-            _plain_log_ticks(axes.yaxis)
-            if numeric:
-                axes.set_xscale("log")
-                _plain_log_ticks(axes.xaxis)
-                axes.set_xticks(grid.column_values)
-                axes.set_xlabel(grid.layout.columns.replace("_", " ") + " (log scale)")
-            else:
-                axes.set_xticks(range(len(grid.column_values)),
-                                [str(value) for value in grid.column_values], rotation=30, ha="right")
-                axes.set_xlim(-0.5, len(grid.column_values) - 0.5)
-            axes.set_ylabel(f"time per {per} ({unit_name}, log scale)")
-            axes.set_title(str(grid.part), loc="left")
-            axes.grid(which="major", color=theme.grid, linewidth=0.6)
-            _open_frame(axes)
-        _legend_under_title(figure, results, theme)
+        _legend_under_title(figure, results, theme, whiskers=True)
         return _svg(figure)
 
 
 def op_layers_svg(results: ResultsFile, theme_name: str) -> str:
-    """One panel per tensor size: each entry point's time per add, stacked by the layers under it."""
+    """One panel per tensor size: each entry point's time per add, stacked by the layers under it, its
+    total's 95% interval as a whisker (linear, as stacked parts add up along the axis)."""
     theme = THEMES[theme_name]
     sizes = op_layers.sizes(results)
     with _style(theme):
@@ -434,64 +309,25 @@ def op_layers_svg(results: ResultsFile, theme_name: str) -> str:
                 axes.barh(positions, widths, left=left, height=0.62, color=theme.bars[index],
                           label=layer if size == sizes[0] else None)
                 left = [a + b for a, b in zip(left, widths)]
-            for position, row, end in zip(positions, rows, left):
-                axes.annotate(format_time(row.total_s), (end, position), xytext=(4, 0),
+            reach = bar_scale.draw_whiskers(axes, [row.total_s / scale for row in rows], positions,
+                                            [_total_whisker(row) for row in rows], bar_scale.Scale(False, scale),
+                                            theme.text, str(size))
+            for position, row, end, far in zip(positions, rows, left, reach):
+                axes.annotate(format_time(row.total_s), (max(end, far), position), xytext=(4, 0),
                               textcoords="offset points", va="center")
             axes.set_yticks(positions, [row.entry for row in rows])
-            axes.set_xlim(right=max(left) * 1.35)
+            axes.set_xlim(right=max(max(left), *reach) * 1.35)
             title = "scalar" if size == 1 else f"{size:,} elements"
             _panel_title(axes, f"{title} — time per add ({unit_name})")
             axes.grid(axis="x", color=theme.grid, linewidth=0.6)
             _open_frame(axes)
-        _legend_under_title(figure, results, theme)
+        _legend_under_title(figure, results, theme, whiskers=True)
         return _svg(figure)
 
 
-# Lines of the memory chart: a colour per remedy, a dash per Keras.
-_KERAS_DASHES = {"tf.keras": "-", "tf_keras": "--"}
-
-
-def _bytes_unit(largest: float) -> tuple[str, float]:
-    """The binary unit an axis reading up to ``largest`` bytes is labelled in."""
-    for name, size in (("GiB", 2**30), ("MiB", 2**20)):
-        if largest >= size:
-            return name, size
-    return "KiB", 2**10
-
-
-def memory_over_calls_svg(results: ResultsFile, theme_name: str) -> str:
-    """One panel per kind of loop: resident memory since the loop began against the calls made, a
-    line per remedy (colour) and Keras (dash), each the mean over the case's processes."""
-    theme = THEMES[theme_name]
-    calls = list(dict.fromkeys(str(case.params["call"]) for case in results.cases))
-    cleanups = list(dict.fromkeys(str(case.params["cleanup"]) for case in results.cases))
-    colours = dict(zip(cleanups, theme.lines))
-    with _style(theme):
-        height = 2.0 * len(calls) + 1.6 + _caption_in(results)
-        figure, panels = plt.subplots(len(calls), 1, figsize=(FIGURE_WIDTH_IN, height), squeeze=False,
-                                      layout="constrained")
-        for axes, call in zip(panels[:, 0], calls):
-            cases = [case for case in results.cases if case.params["call"] == call]
-            curves = {case.label: memory_growth.curve(case) for case in cases}
-            last_call = max(max(found.calls) for found in curves.values())
-            # The band the page calls "steady" (within 1 KiB a call of none), drawn so that a line
-            # inside it reads as flat however the axis is scaled to its steps.
-            band = NO_GROWTH_BYTES_PER_CALL * last_call
-            unit_name, scale = _bytes_unit(max(band, *(max(abs(value) for value in found.bytes_since_start)
-                                                       for found in curves.values())))
-            axes.fill_between([0, last_call], [0, -band / scale], [0, band / scale], color=theme.grid, alpha=0.45,
-                              linewidth=0, label=f"steady: within ±{format_bytes(NO_GROWTH_BYTES_PER_CALL)} per call"
-                              if call == calls[0] else None)
-            for case in cases:
-                found = curves[case.label]
-                keras, cleanup = str(case.params["keras"]), str(case.params["cleanup"])
-                axes.plot(found.calls, [value / scale for value in found.bytes_since_start], marker="o",
-                          markersize=3.5, color=colours[cleanup], linestyle=_KERAS_DASHES.get(keras, ":"),
-                          label=f"{keras}, {cleanup}" if call == calls[0] else None)
-            noun = "models" if call == "new model" else "calls"
-            _panel_title(axes, f"{call} — memory since the loop began ({unit_name}) over {noun}")
-            axes.axhline(0, color=theme.grid, linewidth=0.8)
-            axes.grid(color=theme.grid, linewidth=0.6)
-            _open_frame(axes)
-        _legend_under_title(figure, results, theme)
-        return _svg(figure)
+def _total_whisker(row: op_layers.EntryCost) -> bar_scale.Whisker | None:
+    """An entry point's total time's interval: its case's, or the kernel's (a difference of two cases)."""
+    if list(row.layers_s) != ["kernel"]:
+        return bar_scale.time_whisker(row.source)
+    kernel = row.layers_s["kernel"]
+    return bar_scale.Whisker(kernel.low, kernel.high)

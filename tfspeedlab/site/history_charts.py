@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 from matplotlib import ticker
 
@@ -12,6 +14,7 @@ from tfspeedlab.site.charts import (
     FIGURE_WIDTH_IN,
     LINE_IN,
     THEMES,
+    TITLE_PT,
     _open_frame,
     _plain_log_ticks,
     _style,
@@ -23,7 +26,11 @@ from tfspeedlab.units import select_unit
 # A line whose slowest release is this many times its fastest gets a log axis.
 LOG_SPREAD = 8.0
 # The longest line of a legend entry in one column (a chart's width at its text size).
-LEGEND_CHARS = 56
+LEGEND_CHARS = 50
+# The longest entry of a legend in two columns: half the width, less the line drawn beside it.
+LEGEND_COLUMN_CHARS = 24
+# The most lines a panel draws: past about five, lines of near colours cross and hide each other.
+MAX_SERIES = 5
 
 
 
@@ -65,12 +72,35 @@ def _legend_title(example: str, workload: str, sittings: bool) -> str:
     return f"{example}, on every release" + (": a line per case and sitting" if sittings else "")
 
 
+def trend_groups(series: dict[str, list]) -> list[list[str]]:
+    """The lines in panels of at most ``MAX_SERIES``, a mode's sittings kept in one panel, in order."""
+    if len(series) <= MAX_SERIES:
+        return [list(series)]
+    by_mode: dict[str, list[str]] = {}
+    for name in series:
+        by_mode.setdefault(name.rpartition(SITTING_SEPARATOR)[0] or name, []).append(name)
+    panels: list[list[str]] = []
+    per_panel = max(len(names) for names in by_mode.values())
+    modes_per_panel = max(MAX_SERIES // per_panel, 1)
+    count = -(-len(by_mode) // modes_per_panel)
+    modes = list(by_mode)
+    size = -(-len(modes) // count)  # as even as it goes: 4 modes in 2 panels of 2, not 3 and 1
+    for start in range(0, len(modes), size):
+        panels.append([name for mode in modes[start:start + size] for name in by_mode[mode]])
+    return panels
+
+
+def _legend_columns(names: list[str]) -> int:
+    """Two columns where every name fits half the figure's width beside its line, else one."""
+    return 2 if max(len(name) for name in names) <= LEGEND_COLUMN_CHARS else 1
+
+
 def trend_svg(series: dict[str, list[trends.TrendPoint]], releases: list[Release], example: str, workload: str,
               theme_name: str) -> str:
     """Time per call of each mode of ``workload`` on every release, with 95% intervals; the
-    release that made Keras 3 ``tf.keras`` marked."""
+    release that made Keras 3 ``tf.keras`` marked. More than ``MAX_SERIES`` lines go in several
+    panels, on one time axis."""
     theme = THEMES[theme_name]
-    positions = {release: index for index, release in enumerate(releases)}
     estimates = [point.estimate_s for points in series.values() for point in points]
     # The unit of the middle of the range (geometric): "50000 µs" ticks read badly.
     unit_name, scale = select_unit((min(estimates) * max(estimates)) ** 0.5)
@@ -80,53 +110,64 @@ def trend_svg(series: dict[str, list[trends.TrendPoint]], releases: list[Release
                if sittings else f"{example} · 10th percentile of all blocks · bars: 95% interval, with the drift "
                                 "between sittings")
     caption_lines = wrap_at_separators(caption)
-    # Two legend columns of short names; one where a name is long (a second column would run off).
-    columns = 2 if max(len(name) for name in series) <= 32 else 1
     # A long name is broken between its parts (" · "), so that a sitting's number stays in view.
-    legend_names = {name: "\n".join(wrap_at_separators(name, width=LEGEND_CHARS)) for name in series}
-    legend_lines = sum(label.count("\n") + 1 for label in legend_names.values())
+    legend_names = {name: "\n".join(line for part in wrap_at_separators(name, width=LEGEND_CHARS)
+                                    for line in textwrap.wrap(part, LEGEND_CHARS)) for name in series}
+    groups = trend_groups(series)
+    modes = list(dict.fromkeys(name.rpartition(SITTING_SEPARATOR)[0] or name for name in series))
+    legend_in = [0.3 * sum(legend_names[name].count("\n") + 1 for name in group) / _legend_columns(group) + 0.1
+                 for group in groups]
+    panel_in = [3.2 + legend for legend in legend_in]
+    title_in = 0.35
+    low = min(point.low_s for points in series.values() for point in points) / scale
+    high = max(point.high_s for points in series.values() for point in points) / scale
     with _style(theme):
-        height = 3.4 + (0.25 if columns == 2 else 0.3) * legend_lines + LINE_IN * len(caption_lines)
-        figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, height), layout="constrained")
-        modes = list(dict.fromkeys(name.rpartition(SITTING_SEPARATOR)[0] or name for name in series))
-        for index, (mode, points) in enumerate(series.items()):
-            colour, dash = _line_style(index, mode, modes, theme)
-            xs = [positions[point.release] for point in points]
-            ys = [point.estimate_s / scale for point in points]
-            errors = [[(point.estimate_s - point.low_s) / scale for point in points],
-                      [(point.high_s - point.estimate_s) / scale for point in points]]
-            if any(point.low_s < point.high_s for point in points):
-                axes.errorbar(xs, ys, yerr=errors, color=colour, linestyle=dash, marker="o", markersize=4,
-                              linewidth=1.6, capsize=2.5, label=legend_names[mode])
-            else:  # a line without intervals (a sitting's): no whisker caps in its legend entry either
-                axes.plot(xs, ys, color=colour, linestyle=dash, marker="o", markersize=4, linewidth=1.6,
-                          label=legend_names[mode])
-        switch = next((positions[r] for r in releases if (r.major, r.minor) >= KERAS_3_FROM), None)
-        if switch is not None and switch > 0:
-            axes.axvline(switch - 0.5, color=theme.text, linestyle=":", linewidth=1)
-            axes.annotate("Keras 3 →", xy=(switch - 0.45, 1), xycoords=("data", "axes fraction"),
-                          ha="left", va="top", alpha=0.85)
-        axes.set_xticks(range(len(releases)), [release.name for release in releases])
-        axes.set_xlim(-0.5, len(releases) - 0.5)
-        if log_scale:
-            axes.set_yscale("log")
-            low = min(point.low_s for points in series.values() for point in points) / scale
-            high = max(point.high_s for points in series.values() for point in points) / scale
-            axes.set_ylim(low / 1.6, high * 1.6)
-            _plain_log_ticks(axes.yaxis)
-        else:
-            axes.set_ylim(bottom=0, top=max(point.high_s for points in series.values() for point in points)
-                          / scale * 1.15)
-            axes.yaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
-        per = "call or step" if any(mode.endswith("(per step)") for mode in series) else "call"
-        axes.set_ylabel(f"time per {per} ({unit_name}{', log scale' if log_scale else ''})")
-        axes.set_xlabel("TensorFlow release")
-        axes.grid(axis="y", color=theme.grid, linewidth=0.6)
-        _open_frame(axes)
-        figure.legend(loc="outside upper left", ncols=columns, frameon=False, labelcolor=theme.text,
-                      title=_legend_title(example, workload, sittings), alignment="left",
-                      title_fontproperties={"size": 12.5})
+        height = title_in + sum(panel_in) + LINE_IN * len(caption_lines) + 0.1
+        figure = plt.figure(figsize=(FIGURE_WIDTH_IN, height), layout="constrained")
+        heads, *panels = figure.subfigures(len(groups) + 1, 1, height_ratios=[title_in] + panel_in)
+        heads.text(0.01, 0.5, _legend_title(example, workload, sittings), va="center", ha="left", size=TITLE_PT)
+        for subfigure, group in zip(panels, groups):
+            axes = subfigure.subplots()
+            _draw_trend(axes, {name: series[name] for name in group}, releases, modes, legend_names, scale, theme)
+            if log_scale:
+                axes.set_yscale("log")
+                axes.set_ylim(low / 1.6, high * 1.6)
+                _plain_log_ticks(axes.yaxis)
+            else:
+                axes.set_ylim(bottom=0, top=high * 1.15)
+                axes.yaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+            per = "call or step" if any(mode.endswith("(per step)") for mode in group) else "call"
+            axes.set_ylabel(f"time per {per} ({unit_name}{', log scale' if log_scale else ''})")
+            subfigure.legend(loc="outside upper left", ncols=_legend_columns(group), frameon=False,
+                             labelcolor=theme.text, alignment="left")
         figure.text(0.01, 0.005, "\n".join(caption_lines), va="bottom", alpha=0.85, linespacing=1.2)
         caption_share = LINE_IN * len(caption_lines) / height + 0.01
         figure.get_layout_engine().set(rect=(0, caption_share, 1, 1 - caption_share))  # left, bottom, width, height
         return _svg(figure)
+
+
+def _draw_trend(axes, series: dict, releases: list[Release], modes: list[str], legend_names: dict, scale: float,
+                theme) -> None:
+    positions = {release: index for index, release in enumerate(releases)}
+    for index, (mode, points) in enumerate(series.items()):
+        colour, dash = _line_style(modes.index(mode) if mode in modes else index, mode, modes, theme)
+        xs = [positions[point.release] for point in points]
+        ys = [point.estimate_s / scale for point in points]
+        errors = [[(point.estimate_s - point.low_s) / scale for point in points],
+                  [(point.high_s - point.estimate_s) / scale for point in points]]
+        if any(point.low_s < point.high_s for point in points):
+            axes.errorbar(xs, ys, yerr=errors, color=colour, linestyle=dash, marker="o", markersize=4,
+                          linewidth=1.6, capsize=2.5, label=legend_names[mode])
+        else:  # a line without intervals (a sitting's): no whisker caps in its legend entry either
+            axes.plot(xs, ys, color=colour, linestyle=dash, marker="o", markersize=4, linewidth=1.6,
+                      label=legend_names[mode])
+    switch = next((positions[r] for r in releases if (r.major, r.minor) >= KERAS_3_FROM), None)
+    if switch is not None and switch > 0:
+        axes.axvline(switch - 0.5, color=theme.text, linestyle=":", linewidth=1)
+        axes.annotate("Keras 3 →", xy=(switch - 0.45, 1), xycoords=("data", "axes fraction"),
+                      ha="left", va="top", alpha=0.85)
+    axes.set_xticks(range(len(releases)), [release.name for release in releases])
+    axes.set_xlim(-0.5, len(releases) - 0.5)
+    axes.set_xlabel("TensorFlow release")
+    axes.grid(axis="y", color=theme.grid, linewidth=0.6)
+    _open_frame(axes)

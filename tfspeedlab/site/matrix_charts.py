@@ -1,6 +1,6 @@
 """A grid too large for a panel per column (CPU settings: twelve settings × twelve workloads, 144
 bars, a chart 5,000 px tall) as one matrix: a cell per row and column, coloured by its speed-up over
-the column's baseline, and left uncoloured where the 95% interval cannot tell it from the baseline.
+the column's baseline, and left uncoloured where its 95% interval holds 1 (either side is possible).
 The values are the table's beside it; the matrix is where a reader sees the pattern."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.grid import pivot
-from tfspeedlab.analysis.wording import NEITHER_VERDICT, Verdict, page_verdict, scale_mark
+from tfspeedlab.analysis.wording import scale_mark
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.site.charts import (
     FIGURE_WIDTH_IN,
@@ -63,7 +63,8 @@ def speedup_cells(results: ResultsFile) -> tuple[list, list, np.ndarray, np.ndar
                 continue
             found = intervals.ratio(reference, case)
             speedups[i, j] = found.value
-            clear[i, j] = page_verdict(found) in (Verdict.FASTER, Verdict.SLOWER)
+            # Coloured where the whole interval lies on one side of 1 (from more than one process).
+            clear[i, j] = not found.one_process and (found.above_one or found.below_one)
     return rows, list(grid.column_values), speedups, clear
 
 
@@ -131,8 +132,8 @@ def scale_marks(end: float) -> dict[float, str]:
 
 def _note(baseline: str) -> list[str]:
     """What a cell means, wrapped to the figure's width."""
-    return textwrap.wrap(f"Each cell: the speed-up over {baseline} in its column. Hatched: {NEITHER_VERDICT} "
-                         f"(95% interval). Values: the table.", line_chars(TEXT_PT))
+    return textwrap.wrap(f"Each cell: the speed-up over {baseline} in its column. Hatched: its 95% interval "
+                         f"holds 1×. Values: the table.", line_chars(TEXT_PT))
 
 
 def _matrix_box(rows: list, columns: list, top_in: float, height: float) -> tuple[float, float, float, float]:

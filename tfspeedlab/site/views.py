@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from tfspeedlab.analysis.memory_growth import followed_memory
 from tfspeedlab.results.schema import ResultsFile
-from tfspeedlab.site import charts, grid_charts, matrix_charts, tables
+from tfspeedlab.site import bar_charts, charts, grid_charts, matrix_charts, memory_charts, split_grid_charts, tables
 from tfspeedlab.spec.layout import Grid, OpLayers, Sweep
 
 
@@ -28,16 +28,16 @@ def view_for(results: ResultsFile) -> View:
         return View(tables.op_layers_table, charts.op_layers_svg)
     if isinstance(results.layout, Grid):
         if results.layout.split:
-            return View(tables.grid_table, charts.split_grid_svg)
+            return View(tables.grid_table, split_grid_charts.split_grid_svg)
         if matrix_charts.uses_matrix(results):
             return View(tables.grid_table, matrix_charts.speedup_matrix_svg,
                         f"speed-up over {results.layout.baseline}")
         return View(tables.grid_table, grid_charts.grid_svg)
     if followed_memory(results):
-        return View(tables.cases_table, charts.memory_over_calls_svg, "resident memory over calls")
+        return View(tables.cases_table, memory_charts.memory_over_calls_svg, "resident memory over calls")
     if charts.has_host_layers(results):
         return View(tables.cases_table, charts.host_layers_svg)
-    return View(tables.cases_table, charts.time_per_call_svg)
+    return View(tables.cases_table, bar_charts.time_per_call_svg)
 
 
 def chart_svg(results: ResultsFile, theme_name: str) -> str:
