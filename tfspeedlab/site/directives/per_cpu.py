@@ -61,7 +61,8 @@ def call_costs_by_cpu(context: Context) -> str:
                  wording.number_with_interval(found.break_even),
                  markdown.Markdown(f"[{markdown.text(found.source.how)}]({context.relative(found.source.page)})")]
                 for found in sorted(costs, key=lambda item: item.break_even.value)]
-        header = ["CPU model", "Instruction sets", "Measured (UTC)", "`tf.function` call, fixed cost [95%]",
+        header = ["CPU model", "Instruction sets", "Measured (UTC)",
+                  markdown.join(markdown.code("tf.function"), " call, fixed cost [95%]"),
                   "One eager op [95%]", "Break-even, ops per call [95%]", "Fitted from"]
         return markdown.table(header, rows, [LEFT, LEFT, LEFT, RIGHT, RIGHT, RIGHT, LEFT]) + "\n"
 
