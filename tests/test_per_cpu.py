@@ -95,7 +95,7 @@ def test_by_cpu_has_one_row_per_cpu_model_sorted_by_the_speed_up(committed):
 
 def test_the_first_sentence_says_no_figure_comes_from_a_gpu(committed):
     rendered = directives.render("measured_summary", [], context(committed))
-    assert rendered.startswith("Every figure was measured on a CPU, none on a GPU")
+    assert rendered.startswith("**Every figure was measured on a CPU, none on a GPU.**")
     assert "CPU models" in rendered and "TensorFlow 2." in rendered
     gpu = {**committed.results, "gpu": {"small_ops": committed.results["cpu"]["small_ops"]}}
     assert "none on a GPU" not in directives.render("measured_summary", [], context(committed, results=gpu))

@@ -93,10 +93,11 @@ def measured_summary(context: Context) -> str:
     keras = " and ".join(sorted({found.environment.get("keras") or "no Keras" for found in files}))
     cores = sorted({found.environment["logical_cores"] for found in files + remeasured})
     machines = (f"{cores[0]}-core" if len(cores) == 1 else f"{cores[0]}- to {cores[-1]}-core") + " VMs"
-    place = f"on {machines} of {per_cpu.on_models(per_cpu.cpu_models(files + remeasured)).removeprefix('on ')}"
+    models = per_cpu.on_models(per_cpu.cpu_models(files + remeasured)).removeprefix("on ")
     release = f"TensorFlow {versions} with Keras {keras}"
     if context.history.get("cpu"):  # the release history measured older releases too
-        release += ", unless a page names another release"
+        release += " unless a page names another release"
+    machines_run = f"The CPUs were {machines} of {models}, running {release}."
     if context.results.get("gpu"):
-        return f"Figures come from CPUs and GPUs, each table naming its machine: {place}, {release}."
-    return f"Every figure was measured on a CPU, none on a GPU: {place}, {release}."
+        return f"**Figures come from CPUs and GPUs, each table naming its machine.** {machines_run}"
+    return f"**Every figure was measured on a CPU, none on a GPU.** {machines_run}"
