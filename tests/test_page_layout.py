@@ -204,6 +204,19 @@ def test_the_nav_is_every_guide_page_and_no_notebook(browser, site_url):
     assert not any(path.startswith("/notebooks/") for path in linked)
 
 
+@pytest.mark.parametrize("width", [PHONE, LAPTOP])
+def test_the_home_page_says_on_its_first_screen_that_no_figure_comes_from_a_gpu(browser, committed_site_url, width):
+    """The seed question's asker measured on a GPU: before any figure, the home page says they are all a CPU's."""
+    page = browser.new_page(viewport={"width": width, "height": 800})
+    _open(page, committed_site_url + "/")
+    bottom = page.evaluate("""() => {
+      const said = [...document.querySelectorAll('article p')].find(p => p.textContent.includes('none on a GPU'));
+      return said ? said.getBoundingClientRect().bottom + window.scrollY : null;
+    }""")
+    page.close()
+    assert bottom is not None and bottom <= 800, bottom
+
+
 @pytest.mark.parametrize("width, path", list(_cases()))
 def test_page_fits_the_window(windows, phone_charts, site_url, width, path):
     pages, errors = windows

@@ -107,10 +107,10 @@ def test_a_speedup_across_cpu_models_reads_as_its_range():
         return Ratio(value, value * 0.95, value * 1.05, processes=3)
 
     assert wording.across_cpu_models([ratio(26.4), ratio(9.85), ratio(12.6)]) == \
-        "9.85× to 26.4×\u00a0faster on 3 CPU models, one run each"
-    assert wording.across_cpu_models([ratio(0.5), ratio(0.25)]) == "2.00× to 4.00×\u00a0slower on 2 CPU models, one run each"
+        "9.85× to 26.4×\u00a0faster on 3 CPU models"
+    assert wording.across_cpu_models([ratio(0.5), ratio(0.25)]) == "2.00× to 4.00×\u00a0slower on 2 CPU models"
     mixed = wording.across_cpu_models([ratio(3.0), Ratio(1.0, 0.9, 1.1, processes=3)])
-    assert mixed == "3.00×\xa0faster; the same within 10% on 2 CPU models, one run each"
+    assert mixed == "3.00×\xa0faster; the same within 10% on 2 CPU models, in turn"
     assert wording.across_cpu_models([Ratio(3.0, 2.0, 4.0, processes=1)]) == "one process: times only on the one CPU model measured"
 
 

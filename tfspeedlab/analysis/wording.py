@@ -196,9 +196,9 @@ ONE_PROCESS_NOTE = "¹ Timed in one process: times only, no verdict. A verdict n
 
 
 def across_cpu_models(speedups: list[Ratio]) -> str:
-    """One speed-up on several CPU models, by value: ``9.85× to 26.4× faster on 4 CPU models, one
-    run each`` (the committed run on its model, the newest re-measure on each other); each model's
-    own verdict where they do not all say the same; its own figures where there is one model."""
+    """One speed-up on several CPU models, by value: ``9.85× to 26.4× faster on 4 CPU models`` (one run
+    each: the committed run on its model, the newest re-measure on each other); each model's own
+    verdict, in turn, where they do not all say the same; its own figures where there is one model."""
     if len(speedups) == 1:
         return f"{page_speedup(speedups[0])} on the one CPU model measured"
     words = {page_verdict(found) for found in speedups}
@@ -206,7 +206,7 @@ def across_cpu_models(speedups: list[Ratio]) -> str:
         if words == {word}:
             values = sorted(1 / found.value if turned else found.value for found in speedups)
             return (f"{format_ratio(values[0])} to {format_ratio(values[-1])}{_NBSP}{word} on "
-                    f"{len(speedups)} CPU models, one run each")
+                    f"{len(speedups)} CPU models")
 
     def alone(found: Ratio) -> str:
         word = page_verdict(found)
@@ -214,7 +214,7 @@ def across_cpu_models(speedups: list[Ratio]) -> str:
             return ONE_PROCESS
         return speedup_by_value(found.value) if word.clear else format_speedup(found)
 
-    return f"{'; '.join(alone(found) for found in speedups)} on {len(speedups)} CPU models, one run each"
+    return f"{'; '.join(alone(found) for found in speedups)} on {len(speedups)} CPU models, in turn"
 
 
 def xla_verdict(speedup: Ratio) -> str:

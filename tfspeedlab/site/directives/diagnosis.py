@@ -11,6 +11,7 @@ diagnoses still stops the build.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable
 
 from tfspeedlab.analysis import intervals
@@ -19,12 +20,12 @@ from tfspeedlab.analysis.diagnosis_report import split_verdict, text_report
 from tfspeedlab.analysis.materiality import MATERIAL_SPEEDUP, agrees
 from tfspeedlab.analysis.wording import Mode, format_speedup
 from tfspeedlab.results.schema import RUNNERS
-from tfspeedlab.site import markdown
+from tfspeedlab.site import markdown, per_cpu
 from tfspeedlab.site.directives.context import Context, Runner
 from tfspeedlab.site.directives.registry import directive
 from tfspeedlab.site.errors import DirectiveError
-from tfspeedlab.site.runners import machine_summary, not_measured
-from tfspeedlab.units import format_time
+from tfspeedlab.site.runners import not_measured
+from tfspeedlab.units import format_ratio, format_time
 
 NOT_IN_BUILD = "*not measured in this build's results*"
 
@@ -46,7 +47,8 @@ def _reports(context: Context, runner: str) -> dict[str, SavedDiagnosis]:
     return samples.reports if samples else {}
 
 
-@directive("diagnosis", "Runner tabs: a committed report (its tables in a code block), its verdict, the pages that explain it, and where it was measured.")
+@directive("diagnosis", "Runner tabs: a committed report as the terminal printed it (its tables in a code block, "
+                       "its verdict in a box) and where it was measured.")
 def _diagnosis(context: Context, name: str) -> str:
     def body(runner: str) -> str:
         sample = _reports(context, runner).get(name)
@@ -58,18 +60,31 @@ def _diagnosis(context: Context, name: str) -> str:
     return context.tabs(body)
 
 
+# The verdict's lines in its box: narrower than the report's tables, so that a phone shows most of a line.
+VERDICT_WIDTH = 64
+
+
 def _report(context: Context, sample: SavedDiagnosis) -> str:
     diagnosis, environment = sample.diagnosis, sample.environment
     tables, verdict_line = split_verdict(text_report(diagnosis))
+    verdict_text = textwrap.fill(verdict_line, VERDICT_WIDTH, break_on_hyphens=False)
     # A fence longer than any run of backticks in the text, which names the reader's files.
-    fence = "`" * max(3, max((len(run) + 1 for run in re.findall(r"`+", tables)), default=0))
-    links = ", ".join(f"[{markdown.text(title)}]({context.relative(page)})" for page, title in diagnosis.links)
-    measured = markdown.text(f"{machine_summary(environment)}; TensorFlow {environment['tensorflow']}, "
+    fence = "`" * max(3, max((len(run) + 1 for run in re.findall(r"`+", tables + verdict_text)), default=0))
+    boxed = textwrap.indent(f"{fence}text\n{verdict_text}\n{fence}", "    ")
+    measured = markdown.text(f"{machine_brief(environment)}, TensorFlow {environment['tensorflow']}, "
                              f"{environment['utc_time'][:10]}")
     return (f"{fence}text\n{tables}\n{fence}\n\n"
-            f'!!! abstract "Verdict"\n\n    {markdown.text(verdict_line)}\n\n'
-            + (f"    Read more: {links}.\n\n" if links else "")
-            + f"<small>Measured on {measured}.</small>\n")
+            f'!!! abstract "Verdict"\n\n{boxed}\n\n'
+            f"<small>Measured on {measured}.</small>\n")
+
+
+def machine_brief(environment) -> str:
+    """``AMD EPYC 25/17 with AVX2, AVX-512, 2 logical cores``: the machine in a line with no brackets
+    (``machine_summary`` spells out the family, model and stepping for the Runners page)."""
+    sets = per_cpu.instruction_sets(environment)
+    return (f"{per_cpu.cpu_name(environment)}"
+            + (f" with {sets}" if sets != "not recorded" else "")
+            + f", {environment['logical_cores']} logical cores")
 
 
 @directive("diagnosis_speedup", "One mode's speed-up over eager in a committed report, with its interval: ``11.8× [11.0–12.9×]``.")
@@ -133,13 +148,18 @@ def _agreement(context: Context, name: str, example: str, eager: str, graph: str
         pages_machine = ""
         if pages is not None:
             header.append("The guide's pages")
-            pages_machine = f" The guide's pages: {markdown.text(machine_summary(pages.environment))}."
-        machine = machine_summary(guide.environment)
+            pages_machine = f" The guide's pages: {markdown.text(machine_brief(pages.environment))}."
+        machine = machine_brief(guide.environment)
         return (markdown.table(header, rows, align=[markdown.LEFT] * len(header))
-                + f"\n\n<small>Same machine: {markdown.text(machine)}.{pages_machine} The diagnosis acts on a "
-                f"speed-up only when its whole 95% interval lies past {MATERIAL_SPEEDUP:.2f}×.</small>\n")
+                + f"\n\n<small>Same machine: {markdown.text(machine)}.{pages_machine}</small>\n")
 
     return context.tabs(body)
+
+
+@directive("diagnosis_threshold", "How far past 1× a speed-up's whole interval must lie for ``tfspeedlab diagnose`` to "
+                                 "act on a mode: ``1.10×``.")
+def _threshold(context: Context) -> str:
+    return format_ratio(MATERIAL_SPEEDUP)
 
 
 @directive("diagnosis_guide_metric", "A measured quantity (a tracing count) of the full run beside the samples, same sitting.")

@@ -107,7 +107,7 @@ def agreement(context: Context, example: str, case: str, other_example: str, oth
 
 
 @directive("across_cpus", "One speed-up (SLOW's time ÷ FAST's) on every CPU model measured, the committed file's and "
-                         "each other model's newest re-measure: ``9.85× to 26.4× faster on 4 CPU models, one run each``.")
+                         "each other model's newest re-measure: ``9.85× to 26.4× faster on 4 CPU models``.")
 def across_cpus(context: Context, example: str, slow: str, fast: str, *, runner: Runner = "cpu") -> str:
     committed = context.lookup(example, runner)
     return wording.across_cpu_models(shared_workloads.across_cpus(committed, context.sittings_of(example, runner),
