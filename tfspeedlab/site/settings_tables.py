@@ -13,7 +13,7 @@ from tfspeedlab.units import format_time
 
 # Where a workload had no setting in a group.
 NONE = "none"
-# Settings named in the "no clear difference" column at most; more are counted.
+# Settings named in the last column ("neither clearly slower nor faster") at most; more are counted.
 NAMED_AT_MOST = 3
 
 
@@ -48,7 +48,7 @@ def settings_summary(results: ResultsFile) -> Markdown:
                                   else f"the other {len(unclear)}" if len(unclear) < len(grid.row_values) - 1
                                   else f"all {len(unclear)}") if unclear else NONE])
     return table(["Workload", f"Time, {text(grid.layout.baseline)}", "Clearly slower", "Clearly faster",
-                  "No clear difference"], body, [LEFT, RIGHT, LEFT, LEFT, LEFT])
+                  "Neither clearly slower nor faster"], body, [LEFT, RIGHT, LEFT, LEFT, LEFT])
 
 
 def precision_check(results: ResultsFile) -> Markdown:
