@@ -1,4 +1,7 @@
-"""What many scripts do to quiet TensorFlow's start-up and to cut threads."""
+"""What many scripts do to quiet TensorFlow's start-up and to cut threads.
+
+Run it in a fresh process: both settings must come before TensorFlow
+starts, and in a notebook that already ran TensorFlow they fail."""
 import os
 
 # Turns oneDNN's operations off (where the CPU had them on) to hide one line.

@@ -22,7 +22,7 @@ from pathlib import Path
 from tfspeedlab.analysis import diagnosis_files, intervals
 from tfspeedlab.analysis.diagnosis import Diagnosis, pool
 from tfspeedlab.analysis.intervals import Ratio
-from tfspeedlab.analysis.materiality import material
+from tfspeedlab.analysis.materiality import MATERIAL_SPEEDUP, material
 from tfspeedlab.analysis.wording import Verdict, page_speedup
 from tfspeedlab.run.exits import EXIT_INTERRUPTED, EXIT_OK
 from tfspeedlab.run.targets import TargetError
@@ -165,7 +165,7 @@ def text_report(found: ThreadsDiagnosis) -> str:
                 continue
             time_s = intervals.estimate_s(mode_result.runs)
             against = result.against_default.get(mode)
-            beside = f"  {page_speedup(against)} than the defaults" if against is not None else ""
+            beside = f"  against the defaults: {page_speedup(against)}" if against is not None else ""
             lines.append(f"  {mode:<12} {format_time(time_s):>10}{beside}")
     if found.interrupted:
         lines += ["", "Interrupted: the settings and processes above are what finished."]
@@ -178,12 +178,13 @@ def verdict_line(found: ThreadsDiagnosis) -> str:
         return "Verdict: none from one process per setting (run with --processes 2 or more)."
     best = found.best()
     if best is None:
-        return "Verdict: keep TensorFlow's default thread settings; no setting was materially faster."
+        return (f"Verdict: keep TensorFlow's default thread settings; no setting beat them by "
+                f"{MATERIAL_SPEEDUP:.2f}× or more.")
     result, mode, ratio = best
     inter, intra = SETTINGS[result.setting]
     calls = [f"tf.config.threading.set_inter_op_parallelism_threads({inter})" if inter else None,
              f"tf.config.threading.set_intra_op_parallelism_threads({intra})" if intra else None]
-    return (f"Verdict: {result.setting} made {mode} {page_speedup(ratio)} than the defaults; set it before "
+    return (f"Verdict: against the defaults, {result.setting} made {mode} {page_speedup(ratio)}; set it before "
             f"the first op: {'; '.join(call for call in calls if call)}.")
 
 

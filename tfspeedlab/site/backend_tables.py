@@ -24,7 +24,7 @@ def extremes_table(results: ResultsFile) -> Markdown:
                 continue
             body.append([text(model), text(call), text(found.fastest), format_time(found.fastest_s),
                          text(found.slowest), format_time(found.slowest_s), speedup_cell(found.spread)])
-    return table(["Model", "Call", "Fastest", "Time", "Slowest", "Time", "Fastest against slowest"], body,
+    return table(["Model", "Call", "Fastest", "Time", "Slowest", "Time", "Fastest compared with slowest"], body,
                  [LEFT, LEFT, LEFT, RIGHT, LEFT, RIGHT, LEFT])
 
 
@@ -45,7 +45,7 @@ def payback_table(results: ResultsFile, call: str = backends.TRAINING_CALL) -> M
                 steps += f" [{low:,.0f}–{high:,.0f}]"
             body.append([text(model), text(backend), speedup_cell(found.speedup),
                          _signed_time(found.extra_first_call_s), steps])
-    return table(["Model", "Backend", "jit on against jit off, per step", "Added to the first call",
+    return table(["Model", "Backend", "jit on compared with jit off, per step", "Added to the first call",
                   "Pays back after [at the speed-up interval's ends]"], body, [LEFT, LEFT, LEFT, RIGHT, LEFT])
 
 

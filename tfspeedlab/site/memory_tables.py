@@ -74,7 +74,7 @@ def imports_table(results: ResultsFile) -> Markdown:
              speedup_cell(intervals.ratio(reference, case)) if reference is not None and case is not reference
              else "reference" if case is reference else "not measured"]
             for case in found]
-    return table(["Fresh process runs", "Time (fastest 10%)", "Median", f"Against {REFERENCE_IMPORT}"], body,
+    return table(["Fresh process runs", "Time (fastest 10%)", "Median", f"Compared with {REFERENCE_IMPORT}"], body,
                  [LEFT, RIGHT, RIGHT, LEFT])
 
 
@@ -107,7 +107,7 @@ def first_prediction_table(results: ResultsFile) -> Markdown:
         body.append([text(p["model"]), code(p["format"]), format_time(case.measurement.per_call_s), against,
                      *(format_time(m[part]) if part in m else "not recorded"
                        for part in ("import_s", "load_s", "first_call_s"))])
-    return table(["Model", "Saved as", "Start to first prediction", f"Against {REFERENCE_FORMAT}",
+    return table(["Model", "Saved as", "Start to first prediction", f"Compared with {REFERENCE_FORMAT}",
                   "Import", "Load", "First call"], body, [LEFT, LEFT, RIGHT, LEFT, RIGHT, RIGHT, RIGHT])
 
 

@@ -37,7 +37,7 @@ def by_cpu(context: Context, example: str, base: str, *cases: str) -> str:
                 per_cpu.cpu_name(found.environment), per_cpu.instruction_sets(found.environment),
                 found.environment["utc_time"][:16].replace("T", " "), RUN_NAMES[index > 0],
                 *(format_time(found.case(case).measurement.per_call_s) for case in (base_case, *dict(columns).values())),
-                *(wording.page_speedup(speedup) for speedup in speedups)]))
+                *(wording.speedup_cell(speedup) for speedup in speedups)]))
         header = ["CPU model", "Instruction sets", "Measured (UTC)", "Run",
                   *(f"Time: {name}" for name in (base_header, *dict(columns))),
                   *(f"{name} vs {base_header} [95%]" for name, _ in columns)]
