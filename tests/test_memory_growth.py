@@ -84,10 +84,11 @@ def test_the_interval_is_over_every_part_of_every_process():
 def test_growth_words_follow_the_interval():
     assert format_growth(Estimate(10240, 9216, 11264)) == "grows 10.0\u00a0KiB per\u00a0call [9.00\u00a0KiB–11.0\u00a0KiB]"
     # Steady: the whole interval within 1 KiB a call of none, said as how close it came.
-    assert format_growth(Estimate(10, -200, 300), per="model") == "steady within 300\u00a0B per\u00a0model"
-    assert format_growth(Estimate(100, -3000, 5000)) == "inconclusive here (−2.93\u00a0KiB to 4.88\u00a0KiB per\u00a0call)"
+    assert format_growth(Estimate(10, -200, 300), per="model") == "stays steady within 300\u00a0B per\u00a0model"
+    assert format_growth(Estimate(100, -3000, 5000)) == (
+        "grows or shrinks: inconclusive here (−2.93\u00a0KiB to 4.88\u00a0KiB per\u00a0call)")
     # Memory that never moved is said as such, not as "within 0 B".
-    assert format_growth(Estimate(0, 0, 0)) == "steady: resident memory did not move in any reading"
+    assert format_growth(Estimate(0, 0, 0)) == "stays steady: it did not move in any reading"
     assert growth_verdict(Estimate(-5000, -6000, -4000)) is Growth.SHRINKS
     # A clear growth smaller than the threshold is still a growth: the interval says so.
     assert growth_verdict(Estimate(300, 100, 500)) is Growth.GROWS

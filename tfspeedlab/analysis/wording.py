@@ -325,9 +325,10 @@ def _steady_within(per_call: Estimate) -> str:
 
 
 def format_growth(per_call: Estimate, per: str = "call") -> str:
-    """A loop's growth in words with its interval: ``grows 12.3 KiB per call [10.1–14.5 KiB]``,
-    ``steady within 207 B per call`` or ``inconclusive here (−3.0 KiB to 9.1 KiB per call)``;
-    ``per`` names what one call is (``model``)."""
+    """A loop's growth as the verb of a sentence whose subject is its memory, with its interval:
+    ``grows 12.3 KiB per call [10.1–14.5 KiB]``, ``stays steady within 207 B per call`` or ``grows or
+    shrinks: inconclusive here (−3.0 KiB to 9.1 KiB per call)``; ``per`` names what one call is
+    (``model``)."""
     found = growth_verdict(per_call)
     if found in (Growth.GROWS, Growth.SHRINKS):
         near, far = (per_call.low, per_call.high) if found is Growth.GROWS else (per_call.high, per_call.low)
@@ -336,9 +337,10 @@ def format_growth(per_call: Estimate, per: str = "call") -> str:
     if found is Growth.STEADY:
         if per_call.low == per_call.high == 0:
             # "within 0 B" reads as a bug: say what it is.
-            return f"{found}: resident memory did not move in any reading"
-        return f"{found} within {_steady_within(per_call)} per{_NBSP}{per}"
-    return f"{found} ({signed_bytes(per_call.low)} to {signed_bytes(per_call.high)} per{_NBSP}{per})"
+            return f"stays {found}: it did not move in any reading"
+        return f"stays {found} within {_steady_within(per_call)} per{_NBSP}{per}"
+    return (f"{Growth.GROWS} or {Growth.SHRINKS}: {found} ({signed_bytes(per_call.low)} to "
+            f"{signed_bytes(per_call.high)} per{_NBSP}{per})")
 
 
 # What a growing loop's second half says when its interval can neither confirm nor rule out growth.
