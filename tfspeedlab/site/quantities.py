@@ -51,6 +51,13 @@ def _from_value_up(results: ResultsFile, value: float | None) -> str:
     return f"at {noun} {name}, the largest measured" if value == largest else f"from {noun} {name} up"
 
 
+def _unclear_from(results: ResultsFile) -> float | None:
+    """Smallest swept value from which neither eager nor graph is clearly faster: every larger value's
+    interval of the speed-up holds 1× (a page reads each as the same or inconclusive)."""
+    return sweeps.holds_from([(x, found.low <= 1.0 <= found.high)
+                              for x, found in sweeps.speedups(results, "graph", "eager")])
+
+
 def at_values(values: list, noun: str) -> str:
     """``at no measured size`` · ``at size 8`` · ``at sizes 8, 16 and 32``: a list as a sentence says it."""
     if not values:
@@ -96,6 +103,7 @@ DERIVED: dict[str, Callable[[ResultsFile], str]] = {
     "graph_faster_from": lambda r: _swept_value(r, sweeps.first_x_where_faster(r, "graph", "eager")),
     "gap_closes_at": lambda r: _swept_value(r, sweeps.difference_fades_at(r)),
     "gap_closes_where": lambda r: _from_value_up(r, sweeps.difference_fades_at(r)),
+    "unclear_from": lambda r: _from_value_up(r, _unclear_from(r)),
     "best_graph_gain": lambda r: _best_gain(r, "graph", "eager"),
     "worst_graph_gain": lambda r: _worst_gain(r, "graph", "eager"),
     "best_xla_vs_graph": lambda r: _best_gain(r, "xla", "graph"),
