@@ -52,7 +52,7 @@ def test_gain_fades_where_the_graph_stops_helping():
     )
     assert sweeps.gain_fades_at(results) == 512
     assert sweeps.difference_fades_at(results) == 512
-    assert quantities.derived(results, "best_graph_gain") == "2.00× faster (at size 8)"
+    assert quantities.derived(results, "best_graph_gain") == "2.00× faster at size 8"
 
 
 def test_gain_never_reached_reports_the_first_point():

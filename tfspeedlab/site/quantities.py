@@ -23,12 +23,12 @@ def _swept_value(results: ResultsFile, value: float | None) -> str:
 
 def _best_gain(results: ResultsFile, faster: str, slower: str) -> str:
     x, gain = max(sweeps.gains(results, faster, slower), key=lambda point: point[1])
-    return f"{speedup_by_value(gain + 1)} (at {sweeps.sweep_parameter(results).replace('_', ' ')} {x})"
+    return f"{speedup_by_value(gain + 1)} at {sweeps.sweep_parameter(results).replace('_', ' ')} {x}"
 
 
 def _worst_gain(results: ResultsFile, faster: str, slower: str) -> str:
     x, gain = min(sweeps.gains(results, faster, slower), key=lambda point: point[1])
-    return f"{speedup_by_value(gain + 1)} (at {sweeps.sweep_parameter(results).replace('_', ' ')} {x})"
+    return f"{speedup_by_value(gain + 1)} at {sweeps.sweep_parameter(results).replace('_', ' ')} {x}"
 
 
 def _fades(results: ResultsFile) -> str:

@@ -120,8 +120,8 @@ def op_layers_table(results: ResultsFile) -> Markdown:
     headings = [_size_heading(size) for size in sizes]
     return Markdown("\n".join([
         "**Time per add**", "", table(["Entry point", *headings], entry_rows), "",
-        f"**What each layer adds**, per add (difference of the times above, with its 95% interval; "
-        f"*{NOT_MEASURABLE}* where the interval holds zero)", "",
+        f"**What each layer adds** per add: the difference of the times above, with its 95% interval, "
+        f"or *{NOT_MEASURABLE}* where that interval holds zero", "",
         table(["Layer", *headings], layer_rows),
     ]))
 
