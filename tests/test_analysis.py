@@ -52,7 +52,7 @@ def test_gain_fades_where_the_graph_stops_helping():
     )
     assert sweeps.gain_fades_at(results) == 512
     assert sweeps.difference_fades_at(results) == 512
-    assert quantities.derived(results, "best_graph_gain") == "2.00×\xa0faster (at size 8)"
+    assert quantities.derived(results, "best_graph_gain") == "2.00×\xa0faster at size 8"
 
 
 def test_gain_never_reached_reports_the_first_point():
@@ -126,6 +126,23 @@ def test_where_the_gap_closes_reads_for_a_range_the_last_size_and_nowhere():
                           (1, f"from {noun} 1 up")):
         with mock.patch.object(sweeps_module, "difference_fades_at", return_value=value):
             assert quantities.derived(results, "gap_closes_where") == phrase
+
+
+def test_where_neither_mode_is_clearly_faster_reads_from_the_first_size_of_the_run_of_unclear_ones():
+    from unittest import mock
+
+    from tfspeedlab.analysis import intervals
+    from tfspeedlab.analysis import sweeps as sweeps_module
+
+    results = sweep_results({"eager": line(0.0, 20e-6), "graph": line(200e-6, 1e-6)})
+    sizes = [x for x, _ in sweeps_module.sweep(results, "eager")]
+    clear, unclear = intervals.Ratio(2.0, 1.8, 2.2), intervals.Ratio(1.0, 0.9, 1.1)
+    # Unclear at the last two sizes only, after a clear one: the run starts at the second to last.
+    found = [clear] * (len(sizes) - 2) + [unclear, unclear]
+    with mock.patch.object(sweeps_module, "speedups", return_value=list(zip(sizes, found))):
+        assert quantities.derived(results, "unclear_from") == f"from {quantities._parameter_noun(results)} {sizes[-2]:g} up"
+    with mock.patch.object(sweeps_module, "speedups", return_value=[(x, clear) for x in sizes]):
+        assert quantities.derived(results, "unclear_from").startswith("at no measured")
 
 
 def test_a_jit_payback_gives_its_steps_at_both_ends_of_the_speed_up_interval():

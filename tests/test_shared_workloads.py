@@ -10,7 +10,7 @@ from conftest import synthetic_results
 from tfspeedlab.measure.measurement import Measurement
 from tfspeedlab.results.schema import CaseResult
 from tfspeedlab.results.store import load_runner
-from tfspeedlab.site import directives, shared_workloads
+from tfspeedlab.site import directives, markdown, shared_workloads
 from tfspeedlab.site.shared_workloads import FIRST_ON_CPU, SharedTime, Timing
 
 REPO = Path(__file__).resolve().parents[1]
@@ -40,7 +40,8 @@ def test_the_committed_results_render_with_their_cpu_and_date():
             assert found.environment["utc_time"][:10] in rendered
             # A short CPU name in the row, spelled out once under the tables.
             assert shared_workloads.short_cpu(found.environment) in rendered
-            assert f"{shared_workloads.short_cpu(found.environment)}: " in rendered.split("CPU models, as the tables")[1]
+            legend = rendered.split("CPU models, as the tables")[1]
+            assert f"| {markdown.text(shared_workloads.short_cpu(found.environment))} | " in legend
     assert "Factor \\[95% interval\\]" in rendered
 
 

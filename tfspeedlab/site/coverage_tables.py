@@ -50,23 +50,22 @@ def coverage_finding(rows: list, expected: float, required: float, span: Sitting
         return Markdown("")
     share = landed / total
     if share >= required:
-        verdict = (f"at least the {required:.0%} the guide aims for "
-                   f"(normal theory expects about {expected:.0%})")
-        advice = ""
+        verdict = (f"That meets the {required:.0%} the guide aims for; normal theory expects about "
+                   f"{expected:.0%}.")
     else:
-        verdict = (f"fewer than the {required:.0%} the guide aims for, and than the {expected:.0%} normal theory "
-                   f"expects of a fresh estimate")
-        advice = (" The sittings differ by more than these intervals allow for: a verdict whose interval "
-                  "ends within a few percent of 1× may read otherwise on another day.")
+        verdict = (f"That falls short of the {required:.0%} the guide aims for, and of the {expected:.0%} normal "
+                   "theory expects of a fresh estimate. The sittings differ by more than these intervals allow "
+                   "for: a verdict whose interval ends within a few percent of 1× may read otherwise on another "
+                   "day.")
     # The speed-ups of one sitting share that sitting's shift, whichever example they come from: the
     # independent checks are the sittings, not the speed-ups.
-    caution = (f" They come from {span.sittings} sittings, each of which re-measured every example, "
-               f"taken between {span.first} and {span.last} UTC on one host: closer to {span.sittings} "
-               f"independent checks than to {total}, enough to show a method that falls far short, too few "
-               "to pin the rate down, and silent on how the machine moves over weeks."
+    caution = (f" The speed-ups come from {span.sittings} sittings on one host, taken between {span.first} and "
+               f"{span.last} UTC, each re-measuring every example. They are closer to {span.sittings} independent "
+               f"checks than to {total}: enough to show a method that falls far short, too few to pin the rate "
+               "down. They say nothing of how the machine moves over weeks."
                if span.sittings < total else "")
-    return Markdown(f"Under the guide's method, **{landed} of {total}** re-measured speed-ups "
-                    f"(**{share:.0%}**) landed inside the committed interval: {verdict}.{advice}{caution}")
+    return Markdown(f"Under the guide's method, **{landed} of {total}** re-measured speed-ups, **{share:.0%}**, "
+                    f"landed inside the committed interval. {verdict}{caution}")
 
 
 def drift_table(drifts: dict[str, SittingDrift]) -> Markdown:

@@ -23,12 +23,12 @@ def _swept_value(results: ResultsFile, value: float | None) -> str:
 
 def _best_gain(results: ResultsFile, faster: str, slower: str) -> str:
     x, gain = max(sweeps.gains(results, faster, slower), key=lambda point: point[1])
-    return f"{speedup_by_value(gain + 1)} (at {sweeps.sweep_parameter(results).replace('_', ' ')} {x})"
+    return f"{speedup_by_value(gain + 1)} at {sweeps.sweep_parameter(results).replace('_', ' ')} {x}"
 
 
 def _worst_gain(results: ResultsFile, faster: str, slower: str) -> str:
     x, gain = min(sweeps.gains(results, faster, slower), key=lambda point: point[1])
-    return f"{speedup_by_value(gain + 1)} (at {sweeps.sweep_parameter(results).replace('_', ' ')} {x})"
+    return f"{speedup_by_value(gain + 1)} at {sweeps.sweep_parameter(results).replace('_', ' ')} {x}"
 
 
 def _fades(results: ResultsFile) -> str:
@@ -49,6 +49,13 @@ def _from_value_up(results: ResultsFile, value: float | None) -> str:
     largest = sweeps.sweep(results, sweeps.modes(results)[0])[-1][0]
     name = _swept_value(results, value)
     return f"at {noun} {name}, the largest measured" if value == largest else f"from {noun} {name} up"
+
+
+def _unclear_from(results: ResultsFile) -> float | None:
+    """Smallest swept value from which neither eager nor graph is clearly faster: every larger value's
+    interval of the speed-up holds 1× (a page reads each as the same or inconclusive)."""
+    return sweeps.holds_from([(x, found.low <= 1.0 <= found.high)
+                              for x, found in sweeps.speedups(results, "graph", "eager")])
 
 
 def at_values(values: list, noun: str) -> str:
@@ -96,6 +103,7 @@ DERIVED: dict[str, Callable[[ResultsFile], str]] = {
     "graph_faster_from": lambda r: _swept_value(r, sweeps.first_x_where_faster(r, "graph", "eager")),
     "gap_closes_at": lambda r: _swept_value(r, sweeps.difference_fades_at(r)),
     "gap_closes_where": lambda r: _from_value_up(r, sweeps.difference_fades_at(r)),
+    "unclear_from": lambda r: _from_value_up(r, _unclear_from(r)),
     "best_graph_gain": lambda r: _best_gain(r, "graph", "eager"),
     "worst_graph_gain": lambda r: _worst_gain(r, "graph", "eager"),
     "best_xla_vs_graph": lambda r: _best_gain(r, "xla", "graph"),

@@ -137,10 +137,12 @@ def short_cpu_and_date(results: ResultsFile) -> str:
 
 
 def cpu_legend(files: list[ResultsFile]) -> Markdown:
-    """Under the tables: each short CPU name spelled out as recorded."""
-    spelled = dict.fromkeys(f"{short_cpu(found.environment)}: {cpu_description(found.environment)}"
-                            for found in files)
-    return Markdown("CPU models, as the tables name them: " + "; ".join(text(line) for line in spelled) + ".")
+    """Under the tables: each short CPU name spelled out as recorded, a row each (a list of seven CPU
+    descriptions in one sentence read as a 96-word sentence)."""
+    spelled = dict.fromkeys((short_cpu(found.environment), cpu_description(found.environment)) for found in files)
+    return Markdown("CPU models, as the tables name them:\n\n"
+                    + table(["In the tables", "As recorded"], [[text(short), text(full)] for short, full in spelled],
+                            [LEFT, LEFT]))
 
 
 def cpu_and_date(results: ResultsFile) -> str:

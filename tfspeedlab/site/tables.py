@@ -119,8 +119,8 @@ def op_layers_table(results: ResultsFile) -> Markdown:
     headings = [_size_heading(size) for size in sizes]
     return Markdown("\n".join([
         "**Time per add**", "", table(["Entry point", *headings], entry_rows), "",
-        f"**What each layer adds**, per add: the difference of the times above, with its 95% interval; "
-        f"*{TOO_SMALL}* where the interval holds zero.", "",
+        f"**What each layer adds** per add: the difference of the times above, with its 95% interval, "
+        f"or *{TOO_SMALL}* where that interval holds zero", "",
         table(["Layer", *headings], layer_rows),
     ]))
 
@@ -357,13 +357,14 @@ def estimator_summary(all_results: list[ResultsFile]) -> Markdown:
     best_mean = min(mean, key=mean.get)
     body = [[bold(name) if name == intervals.CHOSEN else name,
              f"{overall[name]:.1%}", f"{mean[name]:.1%}"] for name in worst]
+    # Short sentences without brackets: this paragraph is read as the fair-timing page's prose.
     favoured = (f"These results favour the guide's estimator, the {intervals.CHOSEN}: the smallest worst split."
                 if best == intervals.CHOSEN else
-                f"These results favour the {best} ({overall[best]:.1%} worst split, against "
-                f"{overall[intervals.CHOSEN]:.1%} for the guide's {intervals.CHOSEN}); the guide keeps its "
-                "estimator, chosen before this experiment, and every figure here still uses it.")
+                f"These results favour the {best}, whose worst split was {overall[best]:.1%}; the guide's "
+                f"{intervals.CHOSEN} reached {overall[intervals.CHOSEN]:.1%}. The guide keeps its estimator, "
+                "chosen before this experiment, for every figure.")
     favoured += (" By the mean of the worst splits, the lowest is "
-                 + ("the guide's own." if best_mean == intervals.CHOSEN else f"the {best_mean} ({mean[best_mean]:.1%}).")
+                 + ("the guide's own." if best_mean == intervals.CHOSEN else f"the {best_mean}, at {mean[best_mean]:.1%}.")
                  + " With this few speed-ups, candidates a few points apart are not told apart.")
     return Markdown(table(["Estimator", f"Worst split over all {len(worst[best])} speed-ups",
                            "Mean of their worst splits"], body) + "\n\n" + italic(favoured))
