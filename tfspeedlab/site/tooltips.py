@@ -22,7 +22,7 @@ import xml.etree.ElementTree as etree
 from collections.abc import Callable
 
 import markdown
-from markdown.treeprocessors import Treeprocessor
+from markdown.treeprocessors import Treeprocessor, UnescapeTreeprocessor
 
 from tfspeedlab.site.interval_forms import NOTE_ANCHOR, NOTE_PAGE, Family, column_title, find_intervals
 
@@ -39,6 +39,12 @@ COLUMN_TITLES = {
 }
 # Elements whose text is not prose, or already explained: left as they are.
 _LEFT_ALONE = frozenset({"pre", "code", "kbd", "samp", "script", "style", "textarea", "abbr", "svg", "math"})
+
+
+def _plain(text: str) -> str:
+    """``text`` with Python-Markdown's backslash escapes restored: a table cell's ``\\[`` is still a
+    placeholder here (``unescape`` runs last), and an interval is read as the page will show it."""
+    return UnescapeTreeprocessor.RE.sub(lambda found: chr(int(found[1])), text)
 
 
 def note_link(page_uri: str) -> str:
@@ -73,8 +79,8 @@ class IntervalTooltips(Treeprocessor):
     def _wrap(self, parent: etree.Element, child: etree.Element | None, in_link: bool) -> None:
         """The intervals in ``parent``'s text (``child`` None) or in ``child``'s tail, each put in an
         ``abbr`` with its form's title; the page's first outside a link also in a link to the note."""
-        text = parent.text if child is None else child.tail
-        found = list(find_intervals(text)) if text else []
+        text = _plain((parent.text if child is None else child.tail) or "")
+        found = list(find_intervals(text))
         if not found:
             return
         nodes = []
@@ -105,15 +111,16 @@ def _title_columns(table: etree.Element) -> None:
         return
     headers = [cell for cell in rows[0] if cell.tag == "th"]
     for header in headers:
-        if (title := COLUMN_TITLES.get(" ".join("".join(header.itertext()).split()))) is not None:
+        if (title := COLUMN_TITLES.get(" ".join(_plain("".join(header.itertext())).split()))) is not None:
             _title_header(header, title)
     families: dict[int, set[Family]] = {}
     for row in rows[1:]:
         for column, cell in enumerate(row):
-            if cell.tag == "td" and (found := {one.form.family for one in find_intervals("".join(cell.itertext()))}):
+            if cell.tag == "td":
+                found = {one.form.family for one in find_intervals(_plain("".join(cell.itertext())))}
                 families.setdefault(column, set()).update(found)
     for column, found in families.items():
-        if column < len(headers):
+        if found and column < len(headers):
             _title_header(headers[column], column_title(found))
 
 
