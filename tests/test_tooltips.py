@@ -16,6 +16,8 @@ from pathlib import Path
 import markdown
 import pytest
 
+from tfspeedlab.analysis import wording
+from tfspeedlab.analysis.intervals import Estimate, Ratio
 from tfspeedlab.analysis.summary import COLUMNS
 from tfspeedlab.site import interval_forms as forms
 from tfspeedlab.site.interval_forms import find_intervals
@@ -63,6 +65,26 @@ def titled(text: str, title: str) -> str:
 ])
 def test_each_form_of_interval_is_found(text, found, form):
     assert [(one.text, one.form.name) for one in find_intervals(text)] == [(found, form)]
+
+
+@pytest.mark.parametrize("phrase", [
+    wording.format_speedup(Ratio(10.8, 9.78, 12.0)), wording.format_speedup(Ratio(1 / 2.2, 1 / 2.5, 1 / 2.0)),
+    wording.format_speedup(Ratio(1.02, 0.98, 1.05)), wording.format_speedup(Ratio(1.2, 0.1, 2.5)),
+    wording.format_change(Ratio(0.5, 0.45, 0.55)), wording.format_change(Ratio(1.01, 0.95, 1.08)),
+    wording.time_with_interval(Estimate(0.000353, 0.000330, 0.000380)),
+    wording.time_with_interval(Estimate(-0.002, -0.0031, -0.0012)),
+    wording.number_with_interval(Estimate(9.4, 8.1, 11.0)),
+    wording.format_growth(Estimate(12_600, 10_300, 14_800)), wording.format_growth(Estimate(3000, -3000, 9300)),
+    wording.format_growth(Estimate(80, -43, 207)), wording.growth_cell(Estimate(12_600, 10_300, 14_800)),
+    wording.growth_cell(Estimate(3000, -3000, 9300)),
+])
+def test_every_interval_the_wording_module_prints_is_found(phrase):
+    """What is left of a phrase without the intervals found holds no range: no en dash between two
+    figures, no "X to Y" of two figures."""
+    rest = phrase
+    for one in reversed(list(find_intervals(phrase))):
+        rest = rest[:one.start] + " " + rest[one.end:]
+    assert "–" not in rest and not re.search(r"\d\S*\s+to\s+\S*\d", rest), (phrase, rest)
 
 
 @pytest.mark.parametrize("text", [
