@@ -42,9 +42,9 @@ INCONCLUSIVE_TITLE = ("95% interval that holds 1×: this machine could not tell 
                       "could read either way.")
 SAME_WITHIN_TITLE = ("The whole 95% interval lies within this many percent of 1×: any difference is smaller than "
                      "that on this machine.")
-GROWTH_UNCLEAR_TITLE = ("95% interval of the memory growth per call. It holds zero, so this machine could not tell "
-                        "whether memory grows.")
-STEADY_WITHIN_TITLE = "The whole 95% interval of the memory growth lies within this much per call of zero."
+GROWTH_UNCLEAR_TITLE = ("95% interval of the memory growth. It holds zero, so this machine could not tell whether "
+                        "memory grows.")
+STEADY_WITHIN_TITLE = "The whole 95% interval of the memory growth lies within this much of zero."
 
 _GAP = r"[\s\u00a0\u202f]*"  # no space, a space, a line break or a non-breaking space
 _SPACE = r"[\s\u00a0\u202f]+"
