@@ -37,6 +37,11 @@ def convert(text: str, page: str = "page.md") -> str:
 
 
 def titled(text: str, title: str) -> str:
+    """An interval in prose, as the treeprocessor wraps it (a header's text has no class)."""
+    return f'<abbr class="tfsl-interval" title="{title}">{text}</abbr>'
+
+
+def header(text: str, title: str) -> str:
     return f'<abbr title="{title}">{text}</abbr>'
 
 
@@ -155,10 +160,10 @@ def test_a_table_keeps_its_cells_and_its_interval_columns_headers_carry_the_titl
     html = convert("| Case | Speed-up | Growth | Per call | Note |\n| --- | --: | --: | --: | --- |\n"
                    "| a | 2.0× faster [1.9–2.1×] | +12 KiB [10 KiB–14 KiB] | 1 ms | plain |\n"
                    "| b | inconclusive here (1.1× slower to 1.2× faster) | steady within 200 B per call | 2 ms | x |\n")
-    assert f"<th>{titled('Case', forms.FACTOR_TITLE)}</th>" not in html and "<th>Case</th>" in html
-    assert titled("Speed-up", forms.FACTOR_TITLE) in html
-    assert titled("Growth", forms.AMOUNT_TITLE) in html
-    assert titled("Per call", COLUMN_TITLES["Per call"]) in html
+    assert "<th>Case</th>" in html
+    assert header("Speed-up", forms.FACTOR_TITLE) in html
+    assert header("Growth", forms.AMOUNT_TITLE) in html
+    assert header("Per call", COLUMN_TITLES["Per call"]) in html
     assert "<th>Note</th>" in html
     assert "<td" in html and html.count("<abbr ") == 3  # the cells themselves stay plain
     assert "<a " not in html  # a table's interval is not the page's first in prose
@@ -169,7 +174,7 @@ def test_an_escaped_bracket_is_read_as_the_page_shows_it():
     cell = text(f"2.0×{NBSP}faster [1.9–2.1×]")
     assert "\\[" in cell
     html = convert(f"| Case | Speed-up |\n| --- | --: |\n| a | {cell} |\n\nIn prose, {cell}.")
-    assert titled("Speed-up", forms.FACTOR_TITLE) in html
+    assert header("Speed-up", forms.FACTOR_TITLE) in html
     assert f'<a href="{NOTE}">{titled("[1.9–2.1×]", forms.FACTOR_TITLE)}</a>' in html
 
 

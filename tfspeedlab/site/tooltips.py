@@ -37,6 +37,8 @@ COLUMN_TITLES = {
                         "a process and the spread between processes, as a share of the median."),
     "Calls × blocks": "The fewest calls a timed block held in any process, times the blocks timed over all processes.",
 }
+# The class pages.css keeps on one line.
+INTERVAL_CLASS = "tfsl-interval"
 # Elements whose text is not prose, or already explained: left as they are.
 _LEFT_ALONE = frozenset({"pre", "code", "kbd", "samp", "script", "style", "textarea", "abbr", "svg", "math"})
 
@@ -85,7 +87,9 @@ class IntervalTooltips(Treeprocessor):
             return
         nodes = []
         for index, one in enumerate(found):
-            abbr = etree.Element("abbr", {"title": one.form.title})
+            # The class keeps it on one line, as in a table cell (whole_intervals.py): "[9.78–" and
+            # "12.0×]" must not part at the line's end.
+            abbr = etree.Element("abbr", {"title": one.form.title, "class": INTERVAL_CLASS})
             abbr.text = one.text
             node = abbr
             if not self._linked and not in_link:
