@@ -259,8 +259,8 @@ def test_measured_on_names_the_machines_and_says_when_no_gpu_was_measured(tmp_pa
     cpu = synthetic_results()
     cpu = replace(cpu, environment={**cpu.environment, "cpu_model": "<b>Hostile</b> CPU"})
     rendered = directives.render("measured_on", [], context(tmp_path, cpu))
-    assert ("&lt;b&gt;Hostile&lt;/b&gt; CPU, 2 logical cores, TensorFlow 2.99.0, Keras not installed; 1 example,"
-            in rendered)
+    assert "measured 1 example on 2026-01-01 UTC, with TensorFlow 2.99.0 and Keras not installed." in rendered
+    assert "It ran on &lt;b&gt;Hostile&lt;/b&gt; CPU, 2 logical cores." in rendered
     assert "not yet measured on GPU" in rendered
     gpu = synthetic_results(runner="gpu")
     gpu = replace(gpu, environment={**gpu.environment, "gpus": [{"name": "Tesla T4"}]})

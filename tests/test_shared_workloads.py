@@ -74,15 +74,16 @@ def test_measured_on_lists_each_cpu_model_with_its_examples_and_links_the_side_b
     rendered = directives.render("measured_on", [], directives.Context(
         results={"cpu": {f.example: f for f in files}, "gpu": {}}, results_root=tmp_path, repo_url=None,
         page_uri="x.md"))
-    assert "On 2 CPU models, each example's run on one:" in rendered
-    assert "(family 25, model 1), 2 logical cores: 2 examples" in rendered
-    assert "(family 26, model 2), 2 logical cores: 1 example" in rendered
+    assert "measured 3 examples on " in rendered
+    assert "(family 25, model 1), 2 logical cores | 2 examples |" in rendered
+    assert "(family 26, model 2), 2 logical cores | 1 example |" in rendered
     assert "(runners.md#the-same-workload-on-several-pages)" in rendered
     # One CPU model: no list, no link.
     single = directives.render("measured_on", [], directives.Context(
         results={"cpu": {f.example: f for f in files[:2]}, "gpu": {}}, results_root=tmp_path, repo_url=None,
         page_uri="x.md"))
     assert "CPU models" not in single and "several-pages" not in single
+    assert "It ran on " in single and "logical cores |" not in single
 
 
 def test_other_cpu_models_keep_the_newest_of_each_and_leave_out_unnamed_cpus():

@@ -11,7 +11,8 @@ Markdown to Python-Markdown with that list (MkDocs 1.x, ProperDocs, Zensical), p
 It expands the directives before any other preprocessor (before ``pymdownx.snippets``), so a
 directive's output is Markdown like any other, and an included snippet is shown as written. A
 directive that cannot be rendered as written stops the build with one line naming the page, the
-directive and what is valid; any other exception is a bug and keeps its traceback.
+directive and what is valid; any other exception is a bug and keeps its traceback. After the inline
+patterns, ``site.tooltips`` gives every interval on the page its tooltip.
 
 Links a directive writes are relative to the page. Under MkDocs (and ProperDocs) the page is the
 one MkDocs' own ``relpath`` treeprocessor is registered for; elsewhere pages are taken to sit at
@@ -27,7 +28,7 @@ import markdown
 from markdown.extensions import Extension
 from markdown.preprocessors import Preprocessor
 
-from tfspeedlab.site import site_data
+from tfspeedlab.site import site_data, tooltips
 from tfspeedlab.site.directives import Context, render
 from tfspeedlab.site.errors import DirectiveError
 
@@ -150,6 +151,9 @@ class DirectiveExtension(Extension):
 
     def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 (Python-Markdown's name)
         md.preprocessors.register(DirectivePreprocessor(md, self), "tfspeedlab_directives", PRIORITY)
+        # Each interval the directives printed explains itself where it is read (see site.tooltips).
+        md.treeprocessors.register(tooltips.IntervalTooltips(md, lambda: page_of(md)[0]),
+                                   "tfspeedlab_interval_tooltips", tooltips.PRIORITY)
 
 
 def makeExtension(**kwargs) -> DirectiveExtension:  # noqa: N802 (Python-Markdown's entry point)

@@ -46,11 +46,8 @@ def _runner_block(context: Context, runner: str, example: str) -> str:
         parts.append(unavailable_note(found))
     for case in found.cases:  # the times the table shows, as every other page must state them
         context.claim(("time per call", runner, example, case.label), format_time(case.measurement.per_call_s))
-    if _shows_ratios(found) and context.first_on_page("how to read the tables"):
-        parts.append(templating.render("speedup_note.md.j2",
-                                       why=context.relative("fair-timing.md") + "#which-number-reproduces",
-                                       drift=any(case.drift for case in found.cases),
-                                       hold_up=context.relative("fair-timing.md") + "#do-the-intervals-hold-up"))
+    # How to read the table's intervals is said once, on the fair-timing page, where every
+    # interval's tooltip links (site.tooltips), not under a table of every page.
     parts.append(_chart_images(context, found, runner, example))
     parts.append(_provenance(context, found, runner, example))
     return "\n\n".join(parts) + "\n"
@@ -80,11 +77,6 @@ def unavailable_note(found: ResultsFile) -> str:
     """The cases this file could not run, each with its reason, below its table."""
     items = "\n".join(f"* {markdown.text(label)}: {markdown.text(reason)}" for label, reason in found.unavailable.items())
     return f"Could not run here, so not in the table:\n\n{items}"
-
-
-def _shows_ratios(found: ResultsFile) -> bool:
-    """Whether the table of this file has speed-up columns (against a baseline case, series or row)."""
-    return found.baseline is not None or getattr(found.layout, "baseline", None) is not None
 
 
 def _source_note(context: Context, runner: str) -> str | None:

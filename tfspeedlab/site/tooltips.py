@@ -1,0 +1,144 @@
+"""Every interval a page prints explains itself where it is read: a tooltip on it, one on the header
+of every table column that holds intervals, and a link from the page's first interval to the note
+that says how to read one.
+
+A Python-Markdown treeprocessor, registered by ``site.markdown_ext``. It runs after the inline
+patterns, so it sees the page's final text, and before MkDocs' own ``relpath`` treeprocessor, which
+turns the note's link (``fair-timing.md#…``, relative to the page's source) into the page's served
+URL and checks that the heading is there. Material's ``content.tooltips`` shows each ``title`` as a
+tooltip; without it a browser shows the title on hover.
+
+In prose (paragraphs, list items, admonitions, headings) an interval is wrapped in
+``<abbr title="…">``; code, preformatted text and a title already given are left alone. In a
+table the cells stay as they are and the column's header carries the tooltip: one per column,
+not one per cell. The summary table's headers for the time per call, the median and spread, and
+the calls and blocks say what those columns hold.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import xml.etree.ElementTree as etree
+from collections.abc import Callable
+
+import markdown
+from markdown.treeprocessors import Treeprocessor, UnescapeTreeprocessor
+
+from tfspeedlab.site.interval_forms import NOTE_ANCHOR, NOTE_PAGE, Family, column_title, find_intervals
+
+# After the inline patterns (20) have made the text final, before MkDocs' relpath (0) rewrites links.
+PRIORITY = 7
+# What the summary table's other columns hold, on their headers: said once under each page's first
+# table before the how-to-read note moved to the fair-timing page.
+COLUMN_TITLES = {
+    "Per call": ("The 10th percentile of all timed blocks, every process pooled. Speed-ups divide these times, "
+                 "so two rows' times divide to the speed-up between them."),
+    "Median · spread": ("The median block, then the spread: the larger of the blocks' interquartile range within "
+                        "a process and the spread between processes, as a share of the median."),
+    "Calls × blocks": "The fewest calls a timed block held in any process, times the blocks timed over all processes.",
+}
+# The class pages.css keeps on one line.
+INTERVAL_CLASS = "tfsl-interval"
+# Elements whose text is not prose, or already explained: left as they are.
+_LEFT_ALONE = frozenset({"pre", "code", "kbd", "samp", "script", "style", "textarea", "abbr", "svg", "math"})
+
+
+def _plain(text: str) -> str:
+    """``text`` with Python-Markdown's backslash escapes restored: a table cell's ``\\[`` is still a
+    placeholder here (``unescape`` runs last), and an interval is read as the page will show it."""
+    return UnescapeTreeprocessor.RE.sub(lambda found: chr(int(found[1])), text)
+
+
+def note_link(page_uri: str) -> str:
+    """The note's link target, relative to the page's source file (``fair-timing.md#…`` beside it)."""
+    if page_uri == NOTE_PAGE:
+        return f"#{NOTE_ANCHOR}"
+    return f"{posixpath.relpath(NOTE_PAGE, posixpath.dirname(page_uri) or '.')}#{NOTE_ANCHOR}"
+
+
+class IntervalTooltips(Treeprocessor):
+    """Titles on the intervals of one page, and a link to the note from its first."""
+
+    def __init__(self, md: markdown.Markdown, page_uri: Callable[[], str]) -> None:
+        super().__init__(md)
+        self.page_uri = page_uri
+
+    def run(self, root: etree.Element) -> None:
+        self._href = note_link(self.page_uri())
+        self._linked = False
+        self._walk(root, in_link=False)
+
+    def _walk(self, element: etree.Element, in_link: bool) -> None:
+        if element.tag == "table":
+            _title_columns(element)
+            return
+        self._wrap(element, None, in_link)
+        for child in list(element):
+            if child.tag not in _LEFT_ALONE and not child.get("title"):
+                self._walk(child, in_link or child.tag == "a")
+            self._wrap(element, child, in_link)
+
+    def _wrap(self, parent: etree.Element, child: etree.Element | None, in_link: bool) -> None:
+        """The intervals in ``parent``'s text (``child`` None) or in ``child``'s tail, each put in an
+        ``abbr`` with its form's title; the page's first outside a link also in a link to the note."""
+        text = _plain((parent.text if child is None else child.tail) or "")
+        found = list(find_intervals(text))
+        if not found:
+            return
+        nodes = []
+        for index, one in enumerate(found):
+            # The class keeps it on one line, as in a table cell (whole_intervals.py): "[9.78–" and
+            # "12.0×]" must not part at the line's end.
+            abbr = etree.Element("abbr", {"title": one.form.title, "class": INTERVAL_CLASS})
+            abbr.text = one.text
+            node = abbr
+            if not self._linked and not in_link:
+                node = etree.Element("a", {"href": self._href})
+                node.append(abbr)
+                self._linked = True
+            node.tail = text[one.end:found[index + 1].start] if index + 1 < len(found) else text[one.end:]
+            nodes.append(node)
+        head = text[:found[0].start]
+        if child is None:
+            parent.text, position = head, 0
+        else:
+            child.tail, position = head, list(parent).index(child) + 1
+        for offset, node in enumerate(nodes):
+            parent.insert(position + offset, node)
+
+
+def _title_columns(table: etree.Element) -> None:
+    """The header of each column whose cells hold intervals gets the tooltip of their family; a
+    header named in ``COLUMN_TITLES`` gets its own."""
+    rows = list(table.iter("tr"))
+    if not rows:
+        return
+    headers = [cell for cell in rows[0] if cell.tag == "th"]
+    for header in headers:
+        if (title := COLUMN_TITLES.get(" ".join(_plain("".join(header.itertext())).split()))) is not None:
+            _title_header(header, title)
+    families: dict[int, set[Family]] = {}
+    for row in rows[1:]:
+        for column, cell in enumerate(row):
+            if cell.tag == "td":
+                found = {one.form.family for one in find_intervals(_plain("".join(cell.itertext())))}
+                families.setdefault(column, set()).update(found)
+    for column, found in families.items():
+        if found and column < len(headers):
+            _title_header(headers[column], column_title(found))
+
+
+def _title_header(header: etree.Element, title: str) -> None:
+    """``header``'s content wrapped in an ``abbr`` with ``title``; a header with no text takes the
+    title itself; one that already has a title keeps it."""
+    if header.get("title") or any(element.get("title") for element in header.iter("abbr")):
+        return
+    if not "".join(header.itertext()).strip():
+        header.set("title", title)
+        return
+    abbr = etree.Element("abbr", {"title": title})
+    abbr.text, header.text = header.text, None
+    for child in list(header):
+        header.remove(child)
+        abbr.append(child)
+    header.append(abbr)
