@@ -27,9 +27,9 @@ def sources() -> list[Path]:
 
 
 def _documentation(tree: ast.AST) -> set[int]:
-    """The ids of the string nodes that document rather than print: docstrings, and a directive's
-    description (``directive(NAME, DESCRIPTION)``), which may quote what the wording module prints;
-    and the constant parts of f-strings, read with their f-string."""
+    """The ids of the string nodes that document or match rather than print: docstrings, a directive's
+    description (``directive(NAME, DESCRIPTION)``) and a ``re.compile`` pattern, which may quote what
+    the wording module prints; and the constant parts of f-strings, read with their f-string."""
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
@@ -41,6 +41,11 @@ def _documentation(tree: ast.AST) -> set[int]:
             found |= {id(part) for part in ast.walk(node.args[1])}
         elif isinstance(node, ast.JoinedStr):
             found |= {id(value) for value in node.values}
+    for node in ast.walk(tree):
+        # A regular expression matches the wording module's phrases; it prints none.
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "compile"
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "re" and node.args):
+            found |= {id(part) for part in ast.walk(node.args[0])}
     return found
 
 
@@ -51,7 +56,7 @@ def _texts(tree: ast.AST):
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
             yield node.lineno, node.value
-        elif isinstance(node, ast.JoinedStr):
+        elif isinstance(node, ast.JoinedStr) and id(node) not in skip:
             parts = []
             for value in node.values:
                 if isinstance(value, ast.Constant):

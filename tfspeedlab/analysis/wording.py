@@ -376,20 +376,3 @@ def growth_cell(per_call: Estimate) -> str:
         return f"{found}: did not move" if per_call.low == per_call.high == 0 else \
             f"{found} within {_steady_within(per_call)}"
     return f"{found} ({signed_bytes(per_call.low)} to {signed_bytes(per_call.high)})"
-
-
-# ------------------------------------------------------------ retiring: the {{ verdict }} and {{ figures }} pair
-
-def compared_with(speedup: Ratio) -> str:
-    """A candidate against a reference, for the ``verdict`` directive: ``faster than``, ``slower than``,
-    ``the same as`` or ``inconclusive here against``. (Retiring: pages move to ``factor``.)"""
-    word = page_verdict(speedup)
-    if word is None:
-        return f"{ONE_PROCESS} for"
-    return {Verdict.FASTER: "faster than", Verdict.SLOWER: "slower than",
-            Verdict.SAME: "the same as"}.get(word, f"{Verdict.INCONCLUSIVE} against")
-
-
-def speedup_figures(found: Ratio) -> str:
-    """``page_speedup`` for after ``compared_with`` in one sentence. (Retiring: pages move to ``factor``.)"""
-    return page_speedup(found)

@@ -78,11 +78,11 @@ FORMS: tuple[Form, ...] = (
     Form("amount bracket",
          re.compile(rf"\[{_GAP}{_NUMBER}(?:{_GAP}{_AMOUNT_UNIT})?{_GAP}–{_GAP}{_NUMBER}(?:{_GAP}{_AMOUNT_UNIT})?{_GAP}\]"),
          AMOUNT_TITLE, Family.AMOUNT),
-    Form("inconclusive",
+    Form("range holding 1×",
          re.compile(rf"(?P<open>\({_GAP})?{_NUMBER}{_GAP}×{_SPACE}{Verdict.SLOWER}{_SPACE}to{_SPACE}"
                     rf"{_NUMBER}{_GAP}×{_SPACE}{Verdict.FASTER}(?(open){_GAP}\))"),
          INCONCLUSIVE_TITLE, Family.FACTOR),
-    Form("the same within",
+    Form("within a percentage",
          re.compile(rf"\b[Tt]he{_SPACE}same{_SPACE}within{_SPACE}{_NUMBER}{_GAP}%"),
          SAME_WITHIN_TITLE, Family.FACTOR),
     Form("growth that holds zero",

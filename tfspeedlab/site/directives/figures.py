@@ -83,17 +83,6 @@ directive("factor", "FASTER against SLOWER in the four verdicts: ``10.8× faster
                     "[2.11–2.47×]``, ``the same within 4%`` or ``inconclusive here (1.25× slower to 1.30× faster)``.")(_speedup_of(wording.page_speedup))
 
 
-directive("figures", "``factor``'s figures for after a ``verdict`` in the same sentence: a clear speed-up as "
-                     "``factor`` gives it, an unclear one as its range alone (``1.38× slower to 1.34× faster``), so "
-                     "the verdict is said once.")(_speedup_of(wording.speedup_figures))
-
-
-@directive("verdict", "``faster than``, ``slower than`` or ``not clearly different from``: CANDIDATE against "
-                      "REFERENCE, as the interval of the ratio allows.")
-def verdict(context: Context, example: str, candidate: str, reference: str, *, runner: Runner = "cpu") -> str:
-    return wording.compared_with(_speedup(context, example, reference, candidate, runner))
-
-
 @directive("agreement", "The same workload in two results files, this one's time against the other's: "
                         "``1.20× slower [1.10–1.31×]``, ``the same within 4%``, ….")
 def agreement(context: Context, example: str, case: str, other_example: str, other_case: str, *,
