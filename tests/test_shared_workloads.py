@@ -108,12 +108,18 @@ def test_a_speedup_across_cpu_models_reads_as_its_range():
     def ratio(value):
         return Ratio(value, value * 0.95, value * 1.05, processes=3)
 
-    assert wording.across_cpu_models([ratio(26.4), ratio(9.85), ratio(12.6)]) == \
+    def named(*found):
+        return [(f"CPU {index}", one) for index, one in enumerate(found)]
+
+    assert wording.across_cpu_models(named(ratio(26.4), ratio(9.85), ratio(12.6))) == \
         "9.85× to 26.4×\u00a0faster on 3 CPU models"
-    assert wording.across_cpu_models([ratio(0.5), ratio(0.25)]) == "2.00× to 4.00×\u00a0slower on 2 CPU models"
-    mixed = wording.across_cpu_models([ratio(3.0), Ratio(1.0, 0.9, 1.1, processes=3)])
-    assert mixed == "3.00×\xa0faster; the same within 10% on 2 CPU models, in turn"
-    assert wording.across_cpu_models([Ratio(3.0, 2.0, 4.0, processes=1)]) == "one process: times only on the one CPU model measured"
+    assert wording.across_cpu_models(named(ratio(0.5), ratio(0.25))) == "2.00× to 4.00×\u00a0slower on 2 CPU models"
+    # Where the models differ, each says its own verdict with its interval, named.
+    mixed = wording.across_cpu_models(named(ratio(3.0), Ratio(1.0, 0.7, 1.4, processes=3)))
+    assert mixed == ("3.00×\xa0faster [2.85–3.15×] on CPU 0; "
+                     "inconclusive here (1.43×\xa0slower to 1.40×\xa0faster) on CPU 1")
+    assert wording.across_cpu_models(named(Ratio(3.0, 2.0, 4.0, processes=1))) == \
+        "one process: times only on the one CPU model measured"
 
 
 def test_a_cpu_recorded_without_its_family_is_told_apart_by_its_instruction_sets():

@@ -18,14 +18,17 @@ from tfspeedlab.site import directives
     (Ratio(0.25, 0.2, 0.3), "4.00×\u00a0slower [3.33–5.00×]"),
     # Far below 1, with the whole interval below 1: the slow-down it is.
     (Ratio(1 / 32.3, 1 / 37.0, 1 / 28.6), "32.3×\u00a0slower [28.6–37.0×]"),
-    # An interval that holds 1 within 1 ± 10%: the same, within what the machine resolved, rounded up.
-    (Ratio(1.0, 0.97, 1.02), "the same within 3%"),
-    (Ratio(1.01, 0.905, 1.0999), "the same within 10%"),
+    # An interval that holds 1 and reaches at most 20% from it, as a factor either way: the same, within
+    # what the machine resolved, rounded up (0.97 is 1.031× slower: 4%).
+    (Ratio(1.0, 0.98, 1.02), "the same within 3%"),
+    (Ratio(1.0, 0.97, 1.02), "the same within 4%"),
+    (Ratio(1.01, 0.91, 1.0999), "the same within 10%"),
+    (Ratio(1.0, 0.85, 1.18), "the same within 18%"),
     (Ratio(1.0, 0.999, 1.001), "the same within 1%"),
     # Any other interval that holds 1: inconclusive, both ways from 1 as factors ≥ 1.
     (Ratio(0.9, 0.8, 1.1), "inconclusive here (1.25×\u00a0slower to 1.10×\u00a0faster)"),
     (Ratio(0.05, 0.01, 1.2), "inconclusive here (100×\u00a0slower to 1.20×\u00a0faster)"),
-    (Ratio(1.0, 0.95, 1.11), "inconclusive here (1.05×\u00a0slower to 1.11×\u00a0faster)"),
+    (Ratio(1.0, 0.95, 1.21), "inconclusive here (1.05×\u00a0slower to 1.21×\u00a0faster)"),
 ])
 def test_a_comparison_reads_in_one_of_the_four_verdicts(found, expected):
     assert wording.format_speedup(found) == expected
@@ -33,8 +36,8 @@ def test_a_comparison_reads_in_one_of_the_four_verdicts(found, expected):
 
 @pytest.mark.parametrize("low, high, verdict", [
     (1.01, 1.5, wording.Verdict.FASTER), (0.5, 0.99, wording.Verdict.SLOWER),
-    (0.95, 1.05, wording.Verdict.SAME), (0.9, 1.1, wording.Verdict.SAME),
-    (0.89, 1.05, wording.Verdict.INCONCLUSIVE), (0.95, 1.101, wording.Verdict.INCONCLUSIVE)])
+    (0.95, 1.05, wording.Verdict.SAME), (1 / 1.2, 1.2, wording.Verdict.SAME),
+    (0.79, 1.05, wording.Verdict.INCONCLUSIVE), (0.95, 1.201, wording.Verdict.INCONCLUSIVE)])
 def test_the_verdict_follows_the_whole_interval(low, high, verdict):
     assert wording.verdict(Ratio(1.0 if low < 1 < high else (low * high) ** 0.5, low, high)) is verdict
 
@@ -44,7 +47,7 @@ def test_a_time_against_a_reference_reads_in_the_same_four_verdicts_turned():
     assert wording.format_change(Ratio(1 / 540, 1 / 600, 1 / 500)) == "540×\u00a0faster [500–600×]"
     assert wording.format_change(Ratio(1.5, 1.4, 1.6)) == "1.50×\u00a0slower [1.40–1.60×]"
     assert wording.format_change(Ratio(1.0, 0.98, 1.04)) == "the same within 4%"
-    assert wording.format_change(Ratio(1.05, 0.9, 1.2)) == "inconclusive here (1.20×\u00a0slower to 1.11×\u00a0faster)"
+    assert wording.format_change(Ratio(1.05, 0.8, 1.3)) == "inconclusive here (1.30×\u00a0slower to 1.25×\u00a0faster)"
     assert wording.change_verdict(Ratio(1.5, 1.4, 1.6)) is wording.Verdict.SLOWER
 
 

@@ -140,6 +140,27 @@ def attach(committed: Mapping[str, ResultsFile], drifts: Mapping[str, SittingDri
             for example, found in committed.items()}
 
 
+def attach_remeasures(committed: Mapping[str, ResultsFile], sittings: Mapping[str, Mapping[str, ResultsFile]],
+                      drifts: Mapping[str, SittingDrift]) -> dict[str, dict[str, ResultsFile]]:
+    """The re-measure sittings as a page shows them, each case carrying a drift as a committed file's
+    does: a re-measure is a sitting too, and moves between sittings as much. On the committed file's
+    CPU model it takes its example's drift; on another, the drift pooled over the re-measured examples
+    (no re-measure checked that model). The coverage and drift figures read the sittings unwidened."""
+    shared = next((found for found in drifts.values() if not found.own), None)
+
+    def widened(example: str, found: ResultsFile) -> ResultsFile:
+        own = drifts.get(example)
+        home = committed.get(example)
+        chosen = own if own is not None and home is not None and same_cpu(home.environment, found.environment) \
+            else shared or own
+        if chosen is None:
+            return found
+        return replace(found, cases=tuple(replace(case, drift=chosen.widening) for case in found.cases))
+
+    return {name: {example: widened(example, found) for example, found in sitting.items()}
+            for name, sitting in sittings.items()}
+
+
 def attach_history(history: list, drifts: Mapping[str, SittingDrift]) -> list:
     """The release history (``ReleaseResults``, one folder per release) with every case carrying the
     drift pooled over the runner's re-measured examples: its passes are sittings of their own on a

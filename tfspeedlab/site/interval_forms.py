@@ -36,8 +36,8 @@ NOTE_ANCHOR = "how-to-read-an-interval"
 FACTOR_TITLE = ("95% interval: the range this machine's factor lies in, with 95% confidence; most re-measures "
                 f"here land inside it. {str(Verdict.FASTER).capitalize()} or {Verdict.SLOWER} is said only when "
                 "all of it lies on one side of 1×.")
-AMOUNT_TITLE = ("95% interval: the range this machine's value lies in, with 95% confidence; most re-measures "
-                "here land inside it.")
+AMOUNT_TITLE = ("95% interval over this sitting's processes. Times and costs drift between days more "
+                "than factors do: a re-measure on another day can land outside it.")
 INCONCLUSIVE_TITLE = ("95% interval that holds 1×: this machine could not tell which is faster, so a re-measure "
                       "could read either way.")
 SAME_WITHIN_TITLE = ("The whole 95% interval lies within this many percent of 1×: any difference is smaller than "

@@ -222,10 +222,11 @@ def speedups_table(results_of, page_link, sittings_of=lambda example: ()) -> Mar
                  [LEFT, LEFT, RIGHT, LEFT])
 
 
-def across_cpus(committed: ResultsFile, sittings, slow: str, fast: str) -> list[intervals.Ratio]:
-    """One speed-up (``slow``'s time ÷ ``fast``'s) on every CPU model measured: the committed file's
-    and each other model's newest re-measure."""
-    return [intervals.ratio(found.case(slow), found.case(fast)) for found in [committed, *other_cpus(committed, sittings)]]
+def across_cpus(committed: ResultsFile, sittings, slow: str, fast: str) -> list[tuple[str, intervals.Ratio]]:
+    """One speed-up (``slow``'s time ÷ ``fast``'s) on every CPU model measured, by the model's short
+    name: the committed file's and each other model's newest re-measure."""
+    return [(short_cpu(found.environment), intervals.ratio(found.case(slow), found.case(fast)))
+            for found in [committed, *other_cpus(committed, sittings)]]
 
 
 def pages_named() -> set[str]:

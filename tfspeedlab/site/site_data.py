@@ -50,6 +50,9 @@ class SiteData:
     models: dict[str, cost_model.CostModel]
     # Each runner's re-measures of the headline examples, by sitting, oldest first.
     remeasures: dict[str, dict[str, dict[str, ResultsFile]]] = dataclasses.field(default_factory=dict)
+    # The same sittings as pages show them: each widened by the drift between sittings, as a
+    # committed file is (the coverage and drift figures read ``remeasures``, unwidened).
+    remeasures_shown: dict[str, dict[str, dict[str, ResultsFile]]] = dataclasses.field(default_factory=dict)
     # Which load of this process it is: what a page rendered from it may be remembered by.
     generation: int = 0
 
@@ -128,9 +131,12 @@ def _load(root: Path) -> SiteData:
     # Every interval drawn from a committed file takes in how far its machine moved between sittings,
     # where re-measure sittings say (the fair-timing page's "Do the intervals hold up?").
     drifts = {runner: drift.for_runner(found, remeasures[runner]) for runner, found in results.items()}
+    shown = {runner: drift.attach_remeasures(results[runner], remeasures[runner], drifts[runner])
+             for runner in results}
     results = {runner: drift.attach(found, drifts[runner]) for runner, found in results.items()}
     history = {runner: drift.attach_history(found, drifts.get(runner, {})) for runner, found in history.items()}
-    return SiteData(root, results, known, history, diagnoses, simulator.fitted_models(results), remeasures)
+    return SiteData(root, results, known, history, diagnoses, simulator.fitted_models(results), remeasures,
+                    shown)
 
 
 def _remeasures(root: Path, runner: str) -> dict[str, dict[str, ResultsFile]]:

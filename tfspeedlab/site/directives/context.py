@@ -53,6 +53,8 @@ class Context:
     diagnoses: dict[str, Samples] = field(default_factory=dict)
     # Each runner's re-measures of the headline examples, by sitting (site_data.COVERAGE_DIR).
     remeasures: dict[str, dict[str, dict[str, ResultsFile]]] = field(default_factory=dict)
+    # The same sittings widened by the drift between sittings, as pages show them (``sittings_of``).
+    remeasures_shown: dict[str, dict[str, dict[str, ResultsFile]]] = field(default_factory=dict)
     # What this page has shown once already (a method note): a new Context per page starts empty.
     shown: set[str] = field(default_factory=set, compare=False)
     # Every figure the build's pages have stated so far, by what it is a figure of: shared by the
@@ -73,8 +75,10 @@ class Context:
         return figure
 
     def sittings_of(self, example: str, runner: str) -> list[ResultsFile]:
-        """Every re-measure sitting's file of ``example`` on ``runner``, oldest sitting first."""
-        return [found[example] for found in (self.remeasures.get(runner) or {}).values() if example in found]
+        """Every re-measure sitting's file of ``example`` on ``runner``, oldest sitting first, as a page
+        shows it: widened by the drift between sittings where the build has them widened."""
+        sittings = self.remeasures_shown.get(runner) or self.remeasures.get(runner) or {}
+        return [found[example] for found in sittings.values() if example in found]
 
     def measured_anything(self, runner: str) -> bool:
         """Whether the build holds any results of this runner: files, a history, diagnoses, re-measures."""
