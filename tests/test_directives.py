@@ -145,7 +145,7 @@ def test_sweep_layout_renders_the_sweep_table(tmp_path):
     assert [row.split(" | ")[0] for row in rows] == ["| 1", "| 100"]
     # Each time is the case's 10th percentile: 0.984 × the middle sample of (1.0, 1.02, 0.98) × t.
     # One process per case here: the sweep's speed-ups get no verdict.
-    assert rows[1].startswith(f"| 100 | 984{UNIT_SPACE}µs | 59.0{UNIT_SPACE}µs | —¹")
+    assert rows[1].startswith(f"| 100 | 984{UNIT_SPACE}µs | 59.0{UNIT_SPACE}µs | no verdict¹")
     assert rendered.count("Timed in one process: times only") == 1
 
 

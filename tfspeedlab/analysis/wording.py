@@ -38,9 +38,9 @@ TOO_SMALL = "too small to measure here"
 # What a table says, once, of comparisons one process measured: a process can land in a slow state
 # as a whole, so one process's blocks cannot say how far a fresh one moves.
 ONE_PROCESS = "one process: times only"
-# The cell a one-process comparison leaves in a table: a mark, not a dash ("—" is a case not run),
+# The cell a one-process comparison leaves in a table: words, not a dash ("—" is a case not run),
 # explained once under the table (``ONE_PROCESS_NOTE``).
-NO_VERDICT_CELL = "—¹"
+NO_VERDICT_CELL = "no verdict¹"
 # The speed-up column's cell for the case every other case is divided by.
 BASELINE_CELL = f"1×{_NBSP}(baseline)"
 # What a table says of a training case whose weights did not move while its baseline's did: its
