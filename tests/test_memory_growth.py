@@ -19,7 +19,7 @@ from tfspeedlab.results.schema import NotInResults, ResultsFileError, to_dict
 from tfspeedlab.results.store import load_results, write_results
 from tfspeedlab.run.isolation import gather
 from tfspeedlab.site import memory_charts, views
-from tfspeedlab.site.memory_tables import growth_phrase, growth_table
+from tfspeedlab.site.memory_tables import growth_phrase, growth_table, late_growth_phrase
 
 
 def followed(parts, heap=0.0, calls=100):
@@ -154,8 +154,16 @@ def test_the_table_and_the_phrase_say_the_same_growth():
     case = case_with(followed([10e3] * 5), followed([12e3] * 5), followed([11e3] * 5), call="new model")
     results = dataclasses.replace(synthetic_results(), cases=(case,), baseline=None)
     phrase = growth_phrase(case)
-    assert phrase.startswith("grows 10.7\u00a0KiB per\u00a0model") and phrase.endswith("keeps growing")
+    # One subject, two verbs: "memory grows … and keeps growing", no clause without a subject.
+    assert phrase.startswith("grows 10.7\u00a0KiB per\u00a0model") and phrase.endswith("] and keeps growing")
     assert "grows 10.7\u00a0KiB per\u00a0model" in growth_table(results)
+    assert late_growth_phrase(case).startswith("grows 10.7\u00a0KiB per\u00a0model [")
+
+
+def test_a_loop_that_levels_off_says_so_as_a_second_verb():
+    case = case_with(*(followed([20e3 + spread, 21e3 - spread, 0.0, 0.0, 0.0]) for spread in (0.0, 500.0, 900.0)))
+    assert growth_phrase(case).endswith("], then levels off")
+    assert late_growth_phrase(case) == "stays steady: it did not move in any reading"
 
 
 def test_the_curve_adds_up_each_parts_growth_averaged_over_processes():

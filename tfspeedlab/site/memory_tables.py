@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.memory_growth import growth
-from tfspeedlab.analysis.wording import format_growth, format_levelling, speedup_cell
+from tfspeedlab.analysis.wording import LEVELLING_UNCLEAR, format_growth, format_levelling, speedup_cell
 from tfspeedlab.results.schema import CaseResult, NotInResults, ResultsFile
 from tfspeedlab.site.markdown import LEFT, RIGHT, Markdown, code, table, text
 from tfspeedlab.units import format_bytes, format_time
@@ -22,12 +22,25 @@ def per_what(case: CaseResult) -> str:
     return PER.get(str(case.params.get("call")), "call")
 
 
+# How whether a loop levels off joins its growth, so that the phrase reads as one sentence's verbs
+# after its subject ("memory grows 7.6 MiB per model [..] and keeps growing"); any other levelling
+# phrase carries its own subject or conjunction.
+_LEVELLING_JOINS = {"keeps growing": " and ", "levels off": ", then ", LEVELLING_UNCLEAR: "; "}
+
+
 def growth_phrase(case: CaseResult) -> str:
     """The case's growth per call in words, and whether it levels off."""
     found = growth(case)
     per = per_what(case)
     levelling = format_levelling(found.per_call, found.late_per_call, per)
-    return format_growth(found.per_call, per) + (f"; {levelling}" if levelling else "")
+    if not levelling:
+        return format_growth(found.per_call, per)
+    return format_growth(found.per_call, per) + _LEVELLING_JOINS.get(levelling, ", ") + levelling
+
+
+def late_growth_phrase(case: CaseResult) -> str:
+    """The case's growth per call over its loop's second half, in words: what a longer loop goes on paying."""
+    return format_growth(growth(case).late_per_call, per_what(case))
 
 
 def growth_table(results: ResultsFile) -> Markdown:
@@ -93,8 +106,8 @@ def contributors_table(results: ResultsFile, label: str) -> Markdown:
 
 
 def first_prediction_table(results: ResultsFile) -> Markdown:
-    """Per model and format: a fresh process's import, load and first prediction, start to exit, against
-    ``.keras``; and one cold start's split into its parts, as the child timed them."""
+    """Per model and format: a fresh process's import, load and first prediction, start to exit; one cold
+    start's split into its parts, as the child timed them; and the whole against ``.keras``."""
     body = []
     for case in _of_kind(results, "first prediction"):
         p, m = case.params, case.metrics
@@ -104,11 +117,12 @@ def first_prediction_table(results: ResultsFile) -> Markdown:
             reference = None
         against = ("reference" if case is reference else "not measured" if reference is None
                    else speedup_cell(intervals.ratio(reference, case)))
-        body.append([text(p["model"]), code(p["format"]), format_time(case.measurement.per_call_s), against,
+        body.append([text(p["model"]), code(p["format"]), format_time(case.measurement.per_call_s),
                      *(format_time(m[part]) if part in m else "not recorded"
-                       for part in ("import_s", "load_s", "first_call_s"))])
-    return table(["Model", "Saved as", "Start to first prediction", f"Compared with {REFERENCE_FORMAT}",
-                  "Import", "Load", "First call"], body, [LEFT, LEFT, RIGHT, LEFT, RIGHT, RIGHT, RIGHT])
+                       for part in ("import_s", "load_s", "first_call_s")), against])
+    # The times first, the total then its parts, so that a phone shows them before it must scroll.
+    return table(["Model", "Saved as", "Start to first prediction", "Import", "Load", "First call",
+                  f"Compared with {REFERENCE_FORMAT}"], body, [LEFT, LEFT, RIGHT, RIGHT, RIGHT, RIGHT, LEFT])
 
 
 def save_load_table(results: ResultsFile) -> Markdown:

@@ -13,9 +13,15 @@ from tfspeedlab.units import format_bytes
 
 
 @directive("growth", "One loop's resident-memory growth per call in words, with its interval and whether it levels "
-                     "off: ``grows 12.3 KiB per call [10.1–14.5 KiB]; keeps growing``.")
+                     "off: ``grows 12.3 KiB per call [10.1–14.5 KiB] and keeps growing``.")
 def growth(context: Context, example: str, case: str, *, runner: Runner = "cpu") -> str:
     return memory_tables.growth_phrase(context.lookup(example, runner).case(case))
+
+
+@directive("late_growth", "One loop's resident-memory growth per call over its second half, in words with its "
+                          "interval, the rate a longer loop goes on paying: ``grows 18.2 KiB per call [11.4–25.0 KiB]``.")
+def late_growth(context: Context, example: str, case: str, *, runner: Runner = "cpu") -> str:
+    return memory_tables.late_growth_phrase(context.lookup(example, runner).case(case))
 
 
 @directive("growth_threshold", "The smallest growth per call the memory page calls growth: ``1 KiB``.")
