@@ -7,16 +7,20 @@ import math
 
 from tfspeedlab.analysis import wording, xla
 from tfspeedlab.site.directives.context import Context, Runner
-from tfspeedlab.site.directives.registry import directive
+from tfspeedlab.site.directives.registry import NOT_IN_QUICK_RUN, directive
 from tfspeedlab.site.errors import DirectiveError
 from tfspeedlab.site import markdown, per_cpu
 from tfspeedlab.units import format_time
 
 
-def _pair(context: Context, example: str, pair: str, runner: str) -> xla.XlaPair:
+def _pair(context: Context, example: str, pair: str, runner: str) -> xla.XlaPair | None:
+    """The named pair; None where a quick run's smaller workload left it out (the page says so)."""
+    results = context.lookup(example, runner)
     try:
-        return xla.pair_named(context.lookup(example, runner), pair or None)
+        return xla.pair_named(results, pair or None)
     except ValueError as error:
+        if results.quick:
+            return None
         raise DirectiveError(str(error)) from None
 
 
@@ -24,7 +28,8 @@ def _pair(context: Context, example: str, pair: str, runner: str) -> xla.XlaPair
                           "compiles), each first call the median over processes: ``320 ms``. PAIR is the XLA "
                           "table's case (``\"elements 1000000\"``), needed where a file has several pairs.")
 def xla_compile(context: Context, example: str, pair: str = "", *, runner: Runner = "cpu") -> str:
-    return format_time(xla.compile_added_s(_pair(context, example, pair, runner)))
+    found = _pair(context, example, pair, runner)
+    return NOT_IN_QUICK_RUN if found is None else format_time(xla.compile_added_s(found))
 
 
 def _calls(value: float) -> str:
@@ -37,7 +42,11 @@ def _calls(value: float) -> str:
                           "call, that it may never, with the verdict.")
 def xla_payback(context: Context, example: str, pair: str = "", *, runner: Runner = "cpu") -> str:
     found = _pair(context, example, pair, runner)
+    if found is None:
+        return NOT_IN_QUICK_RUN
     word = wording.page_verdict(found.speedup)
+    if word is None:  # one process: no verdict, so nothing to say of a saving
+        return "cannot be judged from one process"
     per_call = wording.page_speedup(found.speedup)
     if word is wording.Verdict.FASTER:
         calls = xla.payback_calls(found)
