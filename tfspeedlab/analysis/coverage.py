@@ -120,3 +120,38 @@ def summarise(by_example: Mapping[str, list[Landing]], sittings: Mapping[str, in
     return [Coverage(example, sum(landing.inside for landing in found),
                      sum(len(landing.remeasured) for landing in found), sittings[example])
             for example, found in by_example.items()]
+
+
+# ------------------------------------------------------------ times, not speed-ups
+
+
+@dataclass(frozen=True)
+class TimeLanding:
+    """One case's committed time with its one-sitting 95% interval (the hierarchical bootstrap of its
+    processes and blocks; no drift widens a time), and each re-measure's time of the same case."""
+
+    example: str
+    case: str
+    committed: intervals.Estimate
+    remeasured: tuple[float, ...]
+
+    @property
+    def inside(self) -> int:
+        return sum(self.committed.low <= value <= self.committed.high for value in self.remeasured)
+
+
+def time_landings(committed: ResultsFile, remeasures: list[ResultsFile],
+                  narrowed: Mapping[str, Any] | None = None) -> list[TimeLanding]:
+    """Every case the checked speed-ups compare (``comparisons``), and where each re-measure put its
+    time against the committed time's interval: the check a page's absolute times would face."""
+    labels = dict.fromkeys(label for comparison in comparisons(committed, narrowed)
+                           for label in (comparison.slower, comparison.faster))
+    found = []
+    for label in labels:
+        case = committed.case(label)
+        values = tuple(again.case(label).measurement.per_call_s for again in remeasures
+                       if label in {other.label for other in again.cases})
+        if values:
+            estimate = intervals.estimate_of(case.measurement.per_call_s, intervals.resampled_estimates(case))
+            found.append(TimeLanding(committed.example, label, estimate, values))
+    return found

@@ -268,12 +268,19 @@ def time_with_interval(found: Estimate) -> str:
     return f"{signed(found.value)}{_NBSP}{unit} [{signed(found.low)}–{signed(found.high)}{_NBSP}{unit}]"
 
 
-def number_with_interval(found: Estimate, digits: int = 2) -> str:
-    """A derived count (a break-even in ops or calls) with its interval: ``9.4 [8.1–11]``; one
-    more digit while the two ends would print alike (``13.2 [12.6–13.5]``, never ``13 [13–13]``)."""
-    while (format_significant(found.low, digits) == format_significant(found.high, digits)
-           and found.low != found.high and digits < 4):
+def count_digits(found: Estimate, digits: int = 2) -> int:
+    """The significant figures a derived count needs: one more while two of its value and ends that
+    differ would print alike (``11.7 [11.5–11.8]``, never ``12 [11–12]`` or ``13 [13–13]``)."""
+    values = (found.value, found.low, found.high)
+    while digits < 4 and len({format_significant(value, digits) for value in values}) < len(set(values)):
         digits += 1
+    return digits
+
+
+def number_with_interval(found: Estimate, digits: int = 2) -> str:
+    """A derived count (a break-even in ops or calls) with its interval: ``9.4 [8.1–11]``, with as
+    many figures as ``count_digits`` says it needs (``13.2 [12.6–13.5]``, never ``13 [13–13]``)."""
+    digits = count_digits(found, digits)
     return (f"{format_significant(found.value, digits)} "
             f"[{format_significant(found.low, digits)}–{format_significant(found.high, digits)}]")
 

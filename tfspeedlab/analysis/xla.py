@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from tfspeedlab.analysis import intervals
@@ -26,6 +27,8 @@ class XlaPair:
     # What was run, for a reader: the graph case's parameters (its mode left out) and both modes.
     workload: tuple[tuple[str, object], ...] = ()
     modes: tuple[str, str] = (GRAPH, XLA)
+    # Each process's first call of each mode, in the order of the file's runs (graph, then XLA).
+    first_calls_s: tuple[tuple[float, ...], tuple[float, ...]] = ((), ())
 
     @property
     def verdict(self) -> str:
@@ -67,8 +70,37 @@ def xla_pairs(results: ResultsFile) -> list[XlaPair]:
         workload = tuple((name, value) for name, value in graph_case.params.items() if name not in _NOT_WORKLOAD)
         pairs.append(XlaPair(label, graph.per_call_s, xla.per_call_s, graph.first_call_s, xla.first_call_s,
                              intervals.speedup(results, graph_case.label, xla_case.label), workload,
-                             (graph_case.params[series], xla_case.params[series])))
+                             (graph_case.params[series], xla_case.params[series]),
+                             (tuple(run.first_call_s for run in graph_case.runs),
+                              tuple(run.first_call_s for run in xla_case.runs))))
     return pairs
+
+
+def pair_named(results: ResultsFile, label: str | None = None) -> XlaPair:
+    """The file's XLA pair of that label (``elements 1000000``, ``—``); its only pair where none is
+    named. ``ValueError`` naming the labels there are, where none or several match."""
+    pairs = xla_pairs(results)
+    found = [pair for pair in pairs if label is None or pair.label == label]
+    if len(found) != 1:
+        labels = ", ".join(repr(pair.label) for pair in pairs) or "none"
+        raise ValueError(f"{results.example} has no single XLA pair {label or ''!r}; its pairs: {labels}")
+    return found[0]
+
+
+def compile_added_s(pair: XlaPair) -> float:
+    """What XLA added to the first call over the plain graph's: both trace, XLA also compiles. Each
+    first call is the median over processes, as the tables show it."""
+    return pair.xla_first_s - pair.graph_first_s
+
+
+def payback_calls(pair: XlaPair) -> float:
+    """Calls after which XLA's saving per call has repaid what it added to the first call; infinite
+    where XLA saves nothing per call (read with ``pair.speedup``'s verdict: only a clear win repays)."""
+    saving = pair.graph_s - pair.xla_s
+    added = compile_added_s(pair)
+    if added <= 0:
+        return 0.0
+    return added / saving if saving > 0 else math.inf
 
 
 def _where(results: ResultsFile, graph_case, graph_mode: str) -> str:

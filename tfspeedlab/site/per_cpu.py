@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tfspeedlab.analysis import intervals, line_fit, sweeps
+from tfspeedlab.analysis import intervals, line_fit, sweeps, wording
 from tfspeedlab.results.cpu import cpu_description, same_cpu
 from tfspeedlab.results.schema import NotInResults, ResultsFile
 from tfspeedlab.site.shared_workloads import other_cpus, short_cpu
@@ -142,7 +142,9 @@ def break_even_range(costs: list[CallCosts]) -> str:
     """``5.0 to 12 ops per call on 3 CPU models``: where eager and ``tf.function`` calls cost the same."""
     if not costs:
         return "not measured"
-    values = [format_significant(value, 2) for value in sorted(found.break_even.value for found in costs)]
+    # Each end with the figures its table cell prints (``wording.number_with_interval``).
+    values = [format_significant(found.break_even.value, wording.count_digits(found.break_even))
+              for found in sorted(costs, key=lambda found: found.break_even.value)]
     return value_range([f"{values[0]}", f"{values[-1]} ops per call"] if values[0] != values[-1]
                        else [f"{values[0]} ops per call"] * 2, cpu_models([found.results for found in costs]))
 

@@ -12,7 +12,7 @@ quoted: ``{{ metric tracing "python scalars" traces }}``.
 """
 
 from tfspeedlab.site.directives import backends, blocks, diagnosis, figures, history, links, runtime  # noqa: F401  (they register)
-from tfspeedlab.site.directives import per_cpu  # noqa: F401  (it registers)
+from tfspeedlab.site.directives import interval_checks, per_cpu, xla_costs  # noqa: F401  (they register)
 from tfspeedlab.site.directives.context import CHART_DIR, TRACE_URI, Context, chart_uri, trace_files
 from tfspeedlab.site.directives.registry import REGISTRY, catalogue, render, usage
 from tfspeedlab.site.errors import DirectiveError

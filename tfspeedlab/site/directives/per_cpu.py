@@ -4,9 +4,10 @@ over them, for the pages that lead with a factor a reader's machine may not shar
 from __future__ import annotations
 
 from tfspeedlab.analysis import intervals, wording
-from tfspeedlab.site import markdown, per_cpu
+from tfspeedlab.site import markdown, per_cpu, shared_workloads
 from tfspeedlab.site.directives.context import Context, Runner
 from tfspeedlab.site.directives.registry import directive
+from tfspeedlab.site.errors import DirectiveError
 from tfspeedlab.site.markdown import LEFT, RIGHT
 from tfspeedlab.site.runners import not_measured
 from tfspeedlab.units import format_time
@@ -70,7 +71,7 @@ def call_costs_by_cpu(context: Context) -> str:
 
 
 @directive("break_even_across_cpus", "Where eager and `tf.function` calls of small ops cost the same, over every "
-                                     "CPU model measured: ``5.0 to 12 ops per call on 3 CPU models``.")
+                                     "CPU model measured: ``5.0 to 11.7 ops per call on 3 CPU models``.")
 def break_even_across_cpus(context: Context, *, runner: Runner = "cpu") -> str:
     return per_cpu.break_even_range(per_cpu.all_call_costs(context.results[runner]))
 
@@ -101,3 +102,43 @@ def measured_summary(context: Context) -> str:
     if context.results.get("gpu"):
         return f"**Figures come from CPUs and GPUs, each table naming its machine.** {machines_run}"
     return f"**Every figure was measured on a CPU, none on a GPU.** {machines_run}"
+
+
+def _span_end(found: intervals.Ratio) -> str:
+    """One end of a span over CPU models in the fewest words: ``2.37× faster``, ``the same within
+    17%`` or ``inconclusive here``, as a chart's label says it; the table beside it has the interval."""
+    word = wording.page_verdict(found)
+    if word is not None and word.clear:
+        return wording.speedup_by_value(found.value)
+    if word is wording.Verdict.SAME:
+        return wording.format_speedup(found)
+    return str(wording.Verdict.INCONCLUSIVE)
+
+
+@directive("across_cpus_span", "As ``across_cpus``, short enough for an answer box where the CPU models' verdicts "
+                               "differ: its two ends, ``inconclusive here to 2.37× faster on 4 CPU models``; "
+                               "``across_cpus``' own phrase where they agree, or where one model is clearly "
+                               "slower and another clearly faster.")
+def across_cpus_span(context: Context, example: str, slow: str, fast: str, *, runner: Runner = "cpu") -> str:
+    found = shared_workloads.across_cpus(context.lookup(example, runner), context.sittings_of(example, runner),
+                                         slow, fast)
+    words = {wording.page_verdict(ratio) for _, ratio in found}
+    if len(found) < 2 or len(words) < 2 or {wording.Verdict.FASTER, wording.Verdict.SLOWER} <= words \
+            or None in words:
+        return wording.across_cpu_models(found)
+    ordered = sorted((ratio for _, ratio in found), key=lambda ratio: ratio.value)
+    return f"{_span_end(ordered[0])} to {_span_end(ordered[-1])} {per_cpu.on_models(len(found))}"
+
+
+@directive("cpu_name", "The CPU model an example was measured on, as the per-CPU tables name it: ``AMD EPYC 25/1``.")
+def cpu_name(context: Context, example: str, *, runner: Runner = "cpu") -> str:
+    return per_cpu.cpu_name(context.lookup(example, runner).environment)
+
+
+@directive("fixed_call_cost", "The fixed cost of a `tf.function` call as one example's line gives it (a row of "
+                              "``call_costs_by_cpu``), with its interval: ``212 µs [210–215 µs]``.")
+def fixed_call_cost(context: Context, example: str, *, runner: Runner = "cpu") -> str:
+    sources = {source.example: source for source in per_cpu.SOURCES}
+    if example not in sources:
+        raise DirectiveError(f"no call-cost line from {example!r}; from: {', '.join(sources)}")
+    return wording.time_with_interval(per_cpu.call_costs(sources[example], context.lookup(example, runner)).graph_call)
