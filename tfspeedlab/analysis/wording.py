@@ -218,6 +218,25 @@ def across_cpu_models(speedups: list[tuple[str, Ratio]]) -> str:
     return "; ".join(f"{page_speedup(found)} on {name}" for name, found in speedups)
 
 
+def across_cpu_span(speedups: list[tuple[str, Ratio]]) -> str:
+    """``across_cpu_models``, short enough for an answer box where the models' verdicts differ: its two
+    ends in the fewest words, ``inconclusive here to 2.37× faster on 4 CPU models`` (a table beside it
+    gives each model's interval); ``across_cpu_models``' own phrase where they agree, where one model
+    is clearly slower and another clearly faster, or where one was timed in a single process."""
+    words = {page_verdict(found) for _, found in speedups}
+    if len(speedups) < 2 or len(words) < 2 or {Verdict.FASTER, Verdict.SLOWER} <= words or None in words:
+        return across_cpu_models(speedups)
+
+    def end(found: Ratio) -> str:
+        word = verdict(found)
+        if word.clear:
+            return speedup_by_value(found.value)
+        return format_speedup(found) if word is Verdict.SAME else str(word)
+
+    ordered = sorted((found for _, found in speedups), key=lambda found: found.value)
+    return f"{end(ordered[0])} to {end(ordered[-1])} on {len(speedups)} CPU models"
+
+
 def xla_verdict(speedup: Ratio) -> str:
     """XLA against the plain graph (graph ÷ XLA), for a table's verdict column."""
     word = verdict(speedup)

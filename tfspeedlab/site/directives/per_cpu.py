@@ -104,17 +104,6 @@ def measured_summary(context: Context) -> str:
     return f"**Every figure was measured on a CPU, none on a GPU.** {machines_run}"
 
 
-def _span_end(found: intervals.Ratio) -> str:
-    """One end of a span over CPU models in the fewest words: ``2.37× faster``, ``the same within
-    17%`` or ``inconclusive here``, as a chart's label says it; the table beside it has the interval."""
-    word = wording.page_verdict(found)
-    if word is not None and word.clear:
-        return wording.speedup_by_value(found.value)
-    if word is wording.Verdict.SAME:
-        return wording.format_speedup(found)
-    return str(wording.Verdict.INCONCLUSIVE)
-
-
 @directive("across_cpus_span", "As ``across_cpus``, short enough for an answer box where the CPU models' verdicts "
                                "differ: its two ends, ``inconclusive here to 2.37× faster on 4 CPU models``; "
                                "``across_cpus``' own phrase where they agree, or where one model is clearly "
@@ -122,12 +111,7 @@ def _span_end(found: intervals.Ratio) -> str:
 def across_cpus_span(context: Context, example: str, slow: str, fast: str, *, runner: Runner = "cpu") -> str:
     found = shared_workloads.across_cpus(context.lookup(example, runner), context.sittings_of(example, runner),
                                          slow, fast)
-    words = {wording.page_verdict(ratio) for _, ratio in found}
-    if len(found) < 2 or len(words) < 2 or {wording.Verdict.FASTER, wording.Verdict.SLOWER} <= words \
-            or None in words:
-        return wording.across_cpu_models(found)
-    ordered = sorted((ratio for _, ratio in found), key=lambda ratio: ratio.value)
-    return f"{_span_end(ordered[0])} to {_span_end(ordered[-1])} {per_cpu.on_models(len(found))}"
+    return wording.across_cpu_span(found)
 
 
 @directive("cpu_name", "The CPU model an example was measured on, as the per-CPU tables name it: ``AMD EPYC 25/1``.")
