@@ -23,7 +23,6 @@ from tfspeedlab.site import (build_cache, charts, history_charts, markdown_ext, 
                              unrendered, views)
 from tfspeedlab.site.directives import TRACE_URI, chart_uri, trace_files
 from tfspeedlab.site.directives import history as history_directives
-from tfspeedlab.site.whole_intervals import keep_intervals_whole
 
 
 class ResultsPluginConfig(Config):
@@ -81,7 +80,6 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
         return charts_made
 
     def on_page_content(self, html: str, page, config, files) -> str:
-        html = keep_intervals_whole(html)
         # A notebook page (rendered by mkdocs-jupyter, unrun): its results under the last cell, a TOC that links.
         if (example := notebook_pages.example_of(page)) is None:
             return html
