@@ -218,12 +218,6 @@ def across_cpu_models(speedups: list[tuple[str, Ratio]]) -> str:
     return "; ".join(f"{page_speedup(found)} on {name}" for name, found in speedups)
 
 
-def xla_verdict(speedup: Ratio) -> str:
-    """XLA against the plain graph (graph ÷ XLA), for a table's verdict column."""
-    word = verdict(speedup)
-    return f"XLA {word}" if word.clear else str(word)
-
-
 # ------------------------------------------------------------ figures without a verdict
 
 

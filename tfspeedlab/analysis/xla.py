@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.wording import xla_verdict
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.spec.layout import Sweep
 
@@ -26,11 +25,6 @@ class XlaPair:
     # What was run, for a reader: the graph case's parameters (its mode left out) and both modes.
     workload: tuple[tuple[str, object], ...] = ()
     modes: tuple[str, str] = (GRAPH, XLA)
-
-    @property
-    def verdict(self) -> str:
-        """A win or a loss only when the whole interval of the speed-up says so."""
-        return xla_verdict(self.speedup)
 
 
 # The same call without and with XLA, as the examples name their modes.

@@ -17,6 +17,7 @@ from matplotlib.patches import Patch  # noqa: E402
 
 from tfspeedlab.analysis import op_layers, sweeps  # noqa: E402
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS  # noqa: E402
+from tfspeedlab.results.cpu import cpu_name  # noqa: E402
 from tfspeedlab.results.schema import ResultsFile  # noqa: E402
 from tfspeedlab.site import bar_scale  # noqa: E402
 from tfspeedlab.units import format_time, select_unit  # noqa: E402
@@ -64,9 +65,10 @@ THEMES = {
 
 
 def caption(results: ResultsFile) -> str:
+    """The chart's foot: the runner, the machine (its CPU by the name the tables give it), the release,
+    the kind of run and the date."""
     env = results.environment
-    family = f"family {env['cpu_family']}, model {env['cpu_model_number']}, " if env.get("cpu_family") is not None else ""
-    device = ", ".join(gpu["name"] for gpu in env["gpus"]) or f"{env['cpu_model']} ({family}{env['logical_cores']} logical cores)"
+    device = ", ".join(gpu["name"] for gpu in env["gpus"]) or f"{cpu_name(env)}, {env['logical_cores']} logical cores"
     size = "quick run" if results.quick else "full run"
     return (f"runner: {results.runner} · {device} · TensorFlow {env['tensorflow']} · "
             f"{size} · {env['utc_time'][:10]}")

@@ -14,24 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from tfspeedlab.analysis import intervals, line_fit, sweeps
-from tfspeedlab.results.cpu import cpu_description, same_cpu
+from tfspeedlab.results.cpu import same_cpu
 from tfspeedlab.results.schema import NotInResults, ResultsFile
-from tfspeedlab.site.shared_workloads import other_cpus, short_cpu
+from tfspeedlab.site.shared_workloads import other_cpus
 from tfspeedlab.units import format_significant, format_time
-
-
-def cpu_name(environment) -> str:
-    """``AMD EPYC 25/1`` where the file recorded a family and model, else the name alone (its
-    instruction sets, in their own column, tell two such CPUs apart)."""
-    if environment.get("cpu_family") is not None:
-        return short_cpu(environment)
-    return str(environment.get("cpu_model", "unknown CPU"))
-
-
-def instruction_sets(environment) -> str:
-    """``AVX2, AVX-512, AVX512_BF16``: what the file recorded, as vendors name them."""
-    detail = cpu_description(environment).partition(" (")[2].rstrip(")")
-    return detail.rpartition("; ")[2] if detail else "not recorded"
 
 
 def files_by_cpu(committed: ResultsFile, sittings) -> list[ResultsFile]:

@@ -10,6 +10,7 @@ from typing import Literal
 
 from tfspeedlab.analysis import cost_model
 from tfspeedlab.results import artifacts
+from tfspeedlab.results.cpu import CpuNames
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import RUNNERS, ResultsFile
 from tfspeedlab.site import markdown, templating
@@ -55,6 +56,8 @@ class Context:
     remeasures: dict[str, dict[str, dict[str, ResultsFile]]] = field(default_factory=dict)
     # The same sittings widened by the drift between sittings, as pages show them (``sittings_of``).
     remeasures_shown: dict[str, dict[str, dict[str, ResultsFile]]] = field(default_factory=dict)
+    # The one name of each CPU model, over every file the build reads (``site_data.SiteData.cpu_names``).
+    cpu_name: CpuNames = field(default_factory=CpuNames)
     # What this page has shown once already (a method note): a new Context per page starts empty.
     shown: set[str] = field(default_factory=set, compare=False)
     # Every figure the build's pages have stated so far, by what it is a figure of: shared by the

@@ -179,7 +179,7 @@ def history_span(context: Context, example: str, *, runner: Runner = "cpu") -> s
         where = f"on {len(cpus)} CPU models (releases measured on different ones are not compared)"
     elif any(environment.get(name) is not None for environment in environments
              for name in ("cpu_family", "cpu_flags")):
-        where = f"all on one CPU model ({markdown.text(cpus[0])})"
+        where = f"all on one CPU model, {markdown.text(context.cpu_name.with_sets(environments[0]))}"
     else:  # files older than the harness's CPU fields: one machine, but which model it was is unknown
         where = (f"all on one machine whose CPU model was not recorded (its name only: "
                  f"{markdown.text(cpus[0])}), so no other page's run can be called the same CPU model or another")

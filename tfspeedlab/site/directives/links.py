@@ -56,7 +56,7 @@ def environment(context: Context) -> str:
         found = context.results[runner]
         if not found:
             return not_measured(runner, "any example")
-        return tables.environment_table(list(found.values())) + "\n"
+        return tables.environment_table(list(found.values()), context.cpu_name.with_sets) + "\n"
 
     return context.tabs(body)
 
@@ -73,7 +73,7 @@ def measured_on(context: Context, *, only: str = "") -> str:
         found = [results for name, results in context.results[runner].items() if not examples or name in examples]
         # Each machine with how many of the examples ran on it: a page whose figures come from two
         # CPU models says which holds most, and that their times are not to be set side by side.
-        by_machine = Counter(machine_summary(results.environment) for results in found)
+        by_machine = Counter(machine_summary(results.environment, context.cpu_name.with_sets) for results in found)
         dates = sorted(results.environment["utc_time"][:10] for results in found)
         lines.append({
             "title": f"{runner.upper()} runner",
