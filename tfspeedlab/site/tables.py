@@ -9,7 +9,8 @@ from collections.abc import Callable, Mapping
 from tfspeedlab.analysis import cost_model, dispatch, intervals, line_fit, op_layers, sweeps, xla
 from tfspeedlab.analysis.grid import grid_layout, pivots
 from tfspeedlab.analysis.summary import COLUMNS, rows
-from tfspeedlab.analysis.wording import TOO_SMALL, Verdict, change_cell, speedup_cell, time_with_interval, verdict
+from tfspeedlab.analysis.wording import (TOO_SMALL, Verdict, change_cell, signed_bytes, speedup_cell,
+                                         time_with_interval, verdict)
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS
 from tfspeedlab.results import provenance
 from tfspeedlab.results.cpu import cpu_name, cpu_with_sets, same_cpu
@@ -442,9 +443,7 @@ def memory_growth_table(results: ResultsFile) -> Markdown:
 
 
 def _signed_bytes(count: float) -> str:
-    if count == 0:
-        return "0 (no change)"
-    return ("+" if count > 0 else "−") + format_bytes(abs(count))
+    return "0 (no change)" if count == 0 else signed_bytes(count, plus=True)
 
 
 def training_calls_table(results: ResultsFile) -> Markdown:
