@@ -22,6 +22,10 @@ from tfspeedlab.site.samples import Samples
 Runner = Literal["cpu", "gpu"]
 
 CHART_DIR = "assets/results"
+# Where a reader learns to add GPU results: the page that installs TensorFlow's CUDA build and runs
+# the examples on a GPU ("Measure on your machine"; it has no GPU section of its own to link to). Not
+# the Runners page, which only lists the runners that measured and linked back to itself.
+GPU_HOW_TO = "reproduce.md"
 TRACE_URI = "assets/traces/{runner}/{example}/{name}"
 
 
@@ -95,7 +99,7 @@ class Context:
         empty GPU tab under every table."""
         measured = [runner for runner in RUNNERS if self.measured_anything(runner)]
         if measured == ["cpu"]:
-            line = (templating.render("no_gpu_line.md.j2", runners=self.relative("runners.md"))
+            line = (templating.render("no_gpu_line.md.j2", how_to=self.relative(GPU_HOW_TO))
                     if self.first_on_page("no GPU results") else "")
             return body_of("cpu") + ("\n" + line if line else "")
         return runner_tabs(body_of)

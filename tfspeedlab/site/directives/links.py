@@ -9,7 +9,7 @@ from tfspeedlab.results.repo import examples_dir
 from tfspeedlab.results.schema import RUNNERS
 from tfspeedlab.site import listing as listings
 from tfspeedlab.site import quantities, tables, templating
-from tfspeedlab.site.directives.context import Context
+from tfspeedlab.site.directives.context import GPU_HOW_TO, Context
 from tfspeedlab.site.directives.registry import directive
 from tfspeedlab.site.errors import DirectiveError
 from tfspeedlab.site.runners import machine_summary, not_measured
@@ -85,7 +85,8 @@ def measured_on(context: Context, *, only: str = "") -> str:
                                 if results.environment.get("tf_keras")}),
             "dates": (dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}") if dates else "",
             "missing": "not yet measured." if runner == "cpu" else
-                       "not yet measured on GPU; every figure in this guide comes from the CPU runner.",
+                       ("not yet measured on GPU; every figure in this guide comes from the CPU runner. "
+                        f"[Measure on your machine]({context.relative(GPU_HOW_TO)}) says how to add GPU results."),
         })
     return templating.render("measured_on.md.j2", lines=lines, runners=context.relative("runners.md"),
                              shared=context.relative("runners.md") + "#the-same-workload-on-several-pages")
