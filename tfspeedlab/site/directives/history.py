@@ -132,7 +132,7 @@ def history_versus(context: Context, example: str, case: str, other: str, releas
     if None in found.values():
         missing = [label for label, result in found.items() if result is None]
         raise DirectiveError(f"{example} · {missing} not measured on {release}")
-    return format_change(intervals.ratio(found[case], found[other]))
+    return format_change(trends.release_ratio(history, example, (wanted, found[case]), (wanted, found[other])))
 
 
 def _on_release(context: Context, example: str, case: str, release: str, runner: Runner) -> CaseResult:
