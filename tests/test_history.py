@@ -355,11 +355,18 @@ def test_a_history_measured_in_two_sittings_charts_each_sitting_as_a_line_of_its
         write_json_atomic(folder / ENVIRONMENT_RECORD, {"release": name, "tensorflow": f"{name}.0", "packages": []})
     history = load_history(tmp_path, "cpu")
     series = history_charts.trend_series(history, "startup", trends.HISTORY_GROUP)
-    assert list(series) == ["import tensorflow · sitting 1", "import tensorflow · sitting 2"]
+    # "Pass", as the page and the passes table name them.
+    assert list(series) == ["import tensorflow · pass 1", "import tensorflow · pass 2"]
     one, two = ([point.estimate_s for point in points] for points in series.values())
     assert all(0.99 < a < 1.1 for a in one) and all(1.49 < b < 1.6 for b in two)
-    svg = history_charts.trend_svg(series, [item.release for item in history], "startup", trends.HISTORY_GROUP, "light")
-    assert "sitting 2" in svg and "no interval" in svg
+    quantities = history_charts.trend_quantities(history, "startup", trends.HISTORY_GROUP)
+    assert quantities == {"import tensorflow": "cold start: import time"}
+    svg = history_charts.trend_svg(series, [item.release for item in history], "startup", trends.HISTORY_GROUP, "light",
+                                   quantities)
+    assert "pass 2" in svg and "no interval: one process per pass" in svg and "sitting" not in svg
+    # A cold start is labelled as one, not as a time per call.
+    assert "cold start: import time (s)" in svg and "time per call" not in svg
+    assert "10th percentile of its cold starts" in svg
 
 
 def test_releases_measured_on_different_cpu_models_are_not_compared(tmp_path):

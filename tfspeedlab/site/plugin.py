@@ -72,11 +72,12 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
         for example in sorted({example for item in history for example in item.results}):
             for workload in history_analysis.workload_groups(history, example):
                 series = history_charts.trend_series(history, example, workload)
+                quantities = history_charts.trend_quantities(history, example, workload)
                 for theme in charts.THEMES:
                     charts_made.append(File.generated(
                         config, history_directives.chart_uri(runner, example, workload, theme),
                         content=build_cache.trend_chart(history_charts.trend_svg, series, releases, example,
-                                                        workload, theme)))
+                                                        workload, theme, quantities)))
         return charts_made
 
     def on_page_content(self, html: str, page, config, files) -> str:
