@@ -142,16 +142,3 @@ def test_the_memory_history_second_half_shows_a_growth_the_whole_loop_hides(tmp_
     assert "inconclusive here" in whole and "+19.5\u00a0KiB" in late
     context = directives.Context({"cpu": {}, "gpu": {}}, tmp_path, None, "memory-startup.md", history={"cpu": history})
     assert "but its second half grows 19.5\u00a0KiB" in history_directives.history_growth_on(context, "memory", "loop", "2.21")
-
-
-def test_the_first_prediction_table_puts_the_parts_before_the_wide_comparison():
-    """At 390 px the reviewers saw Model to the comparison, and Import, Load and First call off-screen."""
-    from pathlib import Path
-
-    from tfspeedlab.results.store import load_runner
-    from tfspeedlab.site.memory_tables import first_prediction_table
-
-    results = load_runner(Path(__file__).resolve().parents[1] / "results" / "cpu", "cpu")["startup"]
-    header = [cell.strip() for cell in first_prediction_table(results).splitlines()[0].strip("|").split("|")]
-    assert header[:6] == ["Model", "Saved as", "Start to first prediction", "Import", "Load", "First call"]
-    assert header[-1].startswith("Compared with")

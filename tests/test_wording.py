@@ -151,14 +151,3 @@ def test_a_training_case_that_moved_no_weight_gets_no_speed_up_while_its_baselin
     assert summary.rows(results)[1].speedup == wording.DID_NOT_TRAIN
     # Where no case reports its weights, the table says what it says of any case.
     assert summary.rows(synthetic_results())[1].speedup != wording.DID_NOT_TRAIN
-
-
-def test_a_count_with_its_interval_never_prints_its_figure_like_an_end_it_is_not():
-    """worth-it's break-even read "12 [11–12]": the figure looked like the interval's top."""
-    from tfspeedlab.analysis.intervals import Estimate
-    from tfspeedlab.analysis.wording import number_with_interval
-
-    assert number_with_interval(Estimate(11.8, 11.3, 12.4)) == "11.8 [11.3–12.4]"
-    assert number_with_interval(Estimate(13.2, 12.6, 13.5)) == "13.2 [12.6–13.5]"
-    assert number_with_interval(Estimate(9.4, 8.1, 11.0)) == "9.4 [8.1–11]"
-    assert number_with_interval(Estimate(12.0, 12.0, 12.0)) == "12 [12–12]"

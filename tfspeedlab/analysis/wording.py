@@ -264,15 +264,9 @@ def time_with_interval(found: Estimate) -> str:
 
 def number_with_interval(found: Estimate, digits: int = 2) -> str:
     """A derived count (a break-even in ops or calls) with its interval: ``9.4 [8.1–11]``; one
-    more digit while the two ends would print alike (``13.2 [12.6–13.5]``, never ``13 [13–13]``), or
-    the figure like an end it is not (``11.8 [11.3–12.4]``, never ``12 [11–12]``, which read as an
-    interval that stops at its own figure)."""
-    def alike(digits: int) -> bool:
-        value, low, high = (format_significant(end, digits) for end in (found.value, found.low, found.high))
-        return ((low == high and found.low != found.high)
-                or (value == low and found.value != found.low) or (value == high and found.value != found.high))
-
-    while alike(digits) and digits < 4:
+    more digit while the two ends would print alike (``13.2 [12.6–13.5]``, never ``13 [13–13]``)."""
+    while (format_significant(found.low, digits) == format_significant(found.high, digits)
+           and found.low != found.high and digits < 4):
         digits += 1
     return (f"{format_significant(found.value, digits)} "
             f"[{format_significant(found.low, digits)}–{format_significant(found.high, digits)}]")

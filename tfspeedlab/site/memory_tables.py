@@ -4,9 +4,9 @@ prediction of a fresh process, building, saving and loading a model)."""
 
 from __future__ import annotations
 
-from tfspeedlab.analysis import intervals
+from tfspeedlab.analysis import intervals, wording
 from tfspeedlab.analysis.memory_growth import growth
-from tfspeedlab.analysis.wording import format_growth, format_levelling, signed_bytes, speedup_cell
+from tfspeedlab.analysis.wording import format_growth, format_levelling, speedup_cell
 from tfspeedlab.results.schema import CaseResult, NotInResults, ResultsFile
 from tfspeedlab.site.markdown import LEFT, RIGHT, Markdown, code, table, text
 from tfspeedlab.units import format_time
@@ -43,7 +43,7 @@ def growth_table(results: ResultsFile) -> Markdown:
         p, per = case.params, per_what(case)
         body.append([code(p["keras"]), text(f"{p['call']} × {found.calls:,}"), text(p["cleanup"]),
                      format_growth(found.per_call, per), format_growth(found.late_per_call, per),
-                     f"{signed_bytes(found.heap_per_call, plus=True)} per {per}", format_time(case.measurement.per_call_s)])
+                     f"{wording.signed_bytes(found.heap_per_call, plus=True)} per {per}", format_time(case.measurement.per_call_s)])
     if not body:
         return Markdown(text("No case followed its memory (it is followed on Linux only)."))
     return table(["Keras", "Call × calls followed", "After each call", "Resident memory, whole loop",
@@ -90,10 +90,8 @@ def contributors_table(results: ResultsFile, label: str) -> Markdown:
 
 
 def first_prediction_table(results: ResultsFile) -> Markdown:
-    """Per model and format: a fresh process's import, load and first prediction, start to exit; one cold
-    start's split into its parts, as the child timed them; and the whole against ``.keras``. The parts
-    come before the comparison, whose phrase is the widest cell: on a phone the first screen of the
-    table then shows where the time went (the reviewers found Import, Load and First call off-screen)."""
+    """Per model and format: a fresh process's import, load and first prediction, start to exit, against
+    ``.keras``; and one cold start's split into its parts, as the child timed them."""
     body = []
     for case in _of_kind(results, "first prediction"):
         p, m = case.params, case.metrics
@@ -103,11 +101,11 @@ def first_prediction_table(results: ResultsFile) -> Markdown:
             reference = None
         against = ("reference" if case is reference else "not measured" if reference is None
                    else speedup_cell(intervals.ratio(reference, case)))
-        body.append([text(p["model"]), code(p["format"]), format_time(case.measurement.per_call_s),
+        body.append([text(p["model"]), code(p["format"]), format_time(case.measurement.per_call_s), against,
                      *(format_time(m[part]) if part in m else "not recorded"
-                       for part in ("import_s", "load_s", "first_call_s")), against])
-    return table(["Model", "Saved as", "Start to first prediction", "Import", "Load", "First call",
-                  f"Compared with {REFERENCE_FORMAT}"], body, [LEFT, LEFT, RIGHT, RIGHT, RIGHT, RIGHT, LEFT])
+                       for part in ("import_s", "load_s", "first_call_s"))])
+    return table(["Model", "Saved as", "Start to first prediction", f"Compared with {REFERENCE_FORMAT}",
+                  "Import", "Load", "First call"], body, [LEFT, LEFT, RIGHT, LEFT, RIGHT, RIGHT, RIGHT])
 
 
 def save_load_table(results: ResultsFile) -> Markdown:

@@ -14,10 +14,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from tfspeedlab.analysis import intervals, line_fit, sweeps
-from tfspeedlab.results.cpu import same_cpu
+from tfspeedlab.results.cpu import cpu_name, same_cpu  # noqa: F401 (cpu_name: see below)
 from tfspeedlab.results.schema import NotInResults, ResultsFile
 from tfspeedlab.site.shared_workloads import other_cpus
 from tfspeedlab.units import format_significant, format_time
+
+
+# ``per_cpu.cpu_name`` is ``results.cpu.cpu_name``, the one function that names a CPU model, for callers
+# without a build's context; a directive names a CPU with ``Context.cpu_name``, which also names a file
+# that recorded no family as a file of its CPU model that did.
 
 
 def files_by_cpu(committed: ResultsFile, sittings) -> list[ResultsFile]:
