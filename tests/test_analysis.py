@@ -94,6 +94,7 @@ def _case(label, scale, **params):
 def test_xla_pairs_keep_every_workload_apart_and_know_the_keras_and_step_pairs():
     from dataclasses import replace
 
+    from tfspeedlab.analysis.wording import Verdict, verdict
     from tfspeedlab.analysis.xla import xla_pairs
 
     holdout = replace(synthetic_results(), baseline=None, cases=(
@@ -101,7 +102,7 @@ def test_xla_pairs_keep_every_workload_apart_and_know_the_keras_and_step_pairs()
         _case("40 ops · graph", 1e-3, mode="graph", n_ops=40), _case("40 ops · xla", 2e-3, mode="xla", n_ops=40),
     ))
     pairs = xla_pairs(holdout)
-    assert [(p.label, p.verdict) for p in pairs] == [("500 ops", "XLA faster"), ("40 ops", "XLA slower")]
+    assert [(p.label, verdict(p.speedup)) for p in pairs] == [("500 ops", Verdict.FASTER), ("40 ops", Verdict.SLOWER)]
 
     keras = replace(synthetic_results(), baseline=None, cases=(
         _case("tiny · tf.function step", 1e-3, mode="tf.function step", model="tiny"),
@@ -109,9 +110,9 @@ def test_xla_pairs_keep_every_workload_apart_and_know_the_keras_and_step_pairs()
         _case("tiny · Keras 3 train_on_batch", 2e-3, mode="Keras 3 train_on_batch", model="tiny"),
         _case("tiny · Keras 3 jit_compile", 2e-3, mode="Keras 3 jit_compile", model="tiny"),
     ))
-    labels = [(p.label, p.verdict) for p in xla_pairs(keras)]
-    assert labels == [("tiny: tf.function step + XLA vs tf.function step", "XLA slower"),
-                      ("tiny: Keras 3 jit_compile vs Keras 3 train_on_batch", "the same")]
+    labels = [(p.label, verdict(p.speedup)) for p in xla_pairs(keras)]
+    assert labels == [("tiny: tf.function step + XLA vs tf.function step", Verdict.SLOWER),
+                      ("tiny: Keras 3 jit_compile vs Keras 3 train_on_batch", Verdict.SAME)]
 
 
 def test_where_the_gap_closes_reads_for_a_range_the_last_size_and_nowhere():

@@ -132,7 +132,8 @@ def test_op_layers_layout_draws_a_panel_per_size_stacked_by_layer():
     # The kernel bar is the chain's time per add less the empty call spread over the chain of 100.
     scalar = found[:found.index(titles[0])]
     kernel = format_time(op_layers.kernel_s(results, 1))
-    assert kernel in scalar and f"1.20{UNIT_SPACE}µs" not in scalar
+    # (its whisker too short to see on the scalar's axis, the label also states its interval)
+    assert any(t == kernel or t.startswith(f"{kernel} [") for t in scalar) and f"1.20{UNIT_SPACE}µs" not in scalar
 
 
 def test_profiled_results_draw_host_layers_stacked():
@@ -500,3 +501,59 @@ def test_overlapping_bands_keep_their_own_edges(drawn):
         edges = [line for line in axes.get_lines()
                  if line.get_linewidth() < 1 and matplotlib.colors.to_hex(line.get_color()) == colour]
         assert len(edges) == 2, colour
+
+
+# ------------------------------------------------------------ what the charts claim (round 1 of the reader reviews)
+
+
+def committed_op_layers():
+    return load_runner(REPO / "results" / "cpu", "cpu")["op_layers"]
+
+
+def test_a_size_whose_differences_are_not_layers_draws_totals_only_and_says_so(drawn):
+    """The op-layers page says the 1,000,000-element rows are not a layer breakdown: its panel must not
+    stack a kernel under every eager bar."""
+    results = committed_op_layers()
+    sizes = op_layers.sizes(results)
+    split = [op_layers.is_breakdown(results, size) for size in sizes]
+    assert split[:-1] == [True] * (len(sizes) - 1) and split[-1] is False and sizes[-1] == 1_000_000
+    figure, svg = drawn(views.chart_svg, results, "light")
+    found = texts(svg)
+    assert found.count(charts.NOT_A_BREAKDOWN) == 1
+    assert [t.split(" — ")[0] for t in found if " — total per add" in t] == ["1,000,000 elements"]
+    layer_colours = set(charts.THEMES["light"].bars)
+    panels = [axes for axes in figure.axes if axes.patches]
+    assert len(panels) == len(sizes)
+    last = {matplotlib.colors.to_hex(patch.get_facecolor()) for patch in panels[-1].patches}
+    assert not last & layer_colours and len(last) == 1
+    assert layer_colours <= {matplotlib.colors.to_hex(patch.get_facecolor()) for patch in panels[0].patches}
+
+
+def test_a_whisker_too_short_to_see_has_its_interval_written_beside_its_bar():
+    """The kernel's 459 ns whisker is invisible on a 0–60 µs axis: its label states the interval."""
+    results = committed_op_layers()
+    found = texts(views.chart_svg(results, "light"))
+    kernel = op_layers.layer_costs(results, 1)["kernel"]
+    written = next(t for t in found if t.startswith(f"{format_time(kernel.value)} ["))
+    assert re.fullmatch(rf"\S+{UNIT_SPACE}ns \[\d+–\d+{UNIT_SPACE}ns\]", written), written  # one unit throughout
+    # A whisker long enough to see keeps the plain time beside its bar.
+    top = op_layers.entries(results, 1)[0]
+    assert format_time(top.total_s) in found
+    scale = bar_scale.Scale(False, 1e-6)
+    assert bar_scale.too_short_to_see(bar_scale.Whisker(kernel.low, kernel.high), top.total_s, scale)
+    assert not bar_scale.too_short_to_see(bar_scale.Whisker(kernel.low, kernel.high), top.total_s,
+                                          bar_scale.Scale(True, 1e-6))  # on a log axis it shows
+
+
+def _says_time_intervals_lie_above(svg: str) -> bool:
+    return " ".join(charts.TIME_INTERVAL_NOTE.split()) in " ".join(" ".join(texts(svg)).split())
+
+
+@pytest.mark.parametrize("make", [lambda: replace(several_processes(synthetic_results()), baseline=None),
+                                  sweep_results, op_layers_results, host_layers_results, committed_op_layers])
+def test_a_chart_of_time_intervals_says_they_lie_mostly_above_their_time(make):
+    assert _says_time_intervals_lie_above(views.chart_svg(make(), "light"))
+
+
+def test_a_chart_of_verdict_whiskers_does_not_say_it():
+    assert not _says_time_intervals_lie_above(views.chart_svg(several_processes(synthetic_results()), "light"))

@@ -111,7 +111,7 @@ def test_ctrl_c_while_timing_keeps_the_blocks_timed_so_far(monkeypatch):
     assert diagnosis.interrupted
     assert all(diagnosis.modes[mode].measurement.blocks == 2 for mode in ("eager", "tf.function", "XLA"))
     assert diagnosis.skipped["retracing probe"] == "interrupted"
-    assert diagnosis.verdict.endswith("(Interrupted: these are the blocks timed so far.)")
+    assert diagnosis.verdict.endswith(" Interrupted: these are the blocks timed so far.")
 
 
 def test_a_diagnosis_round_trips_through_json_and_reads_the_same(without_profiler):
@@ -266,7 +266,7 @@ def test_ctrl_c_in_the_command_prints_what_was_measured_and_exits_130(sample, mo
     monkeypatch.setattr(timer.TimedCall, "time_block", interrupted_after_nine)
     assert main(["diagnose", f"{sample}:many_small_ops", "--inputs", f"{sample}:make_inputs", "--budget", "60"]) == 130
     out = capsys.readouterr().out
-    assert "Verdict: Wrap it in tf.function" in out and "(Interrupted: these are the blocks timed so far.)" in out
+    assert "Verdict: Wrap it in tf.function" in out and "Interrupted: these are the blocks timed so far." in out
     assert "Not measured: retracing probe (interrupted)" in out
 
 
@@ -352,7 +352,7 @@ def test_a_thread_setting_is_named_only_where_it_is_materially_faster():
     setting, mode, ratio = faster.best()
     assert (setting.setting, mode) == ("inter default · intra 1", "tf.function") and ratio.value == pytest.approx(2)
     line = diagnose_threads.verdict_line(faster)
-    assert line.startswith("Verdict: inter default · intra 1 made tf.function 2.00×\u00a0faster [")
+    assert line.startswith("Verdict: against the defaults, inter default · intra 1 made tf.function 2.00×\u00a0faster [")
     assert "set_intra_op_parallelism_threads(1)" in line and "set_inter_op" not in line
     report = diagnose_threads.text_report(faster)
     assert report.rstrip().endswith(line) and "inter_op_parallelism_threads=default" in report

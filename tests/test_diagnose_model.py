@@ -57,7 +57,8 @@ def test_the_verdict_says_calling_the_model_beats_predict(diagnosis):
     direct = max(diagnosis.speedups["model(x)"].low, diagnosis.speedups["tf.function"].low)
     assert direct >= MATERIAL_SPEEDUP
     assert diagnosis.verdict.startswith("For one batch at a time, ")
-    assert "faster than predict [" in diagnosis.verdict and "For training" in diagnosis.verdict
+    assert "against predict, " in diagnosis.verdict and "\u00a0faster [" in diagnosis.verdict
+    assert "For training" in diagnosis.verdict
 
 
 def test_the_diagnosis_round_trips_through_json(diagnosis):

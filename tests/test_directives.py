@@ -97,6 +97,9 @@ def test_without_a_gpu_run_the_cpu_figures_stand_alone_with_one_line_saying_not_
     by_tab = tabs(rendered)
     assert by_tab["GPU"].count("Not yet measured on GPU") == 1 and f"10.5{UNIT_SPACE}ms" not in by_tab["GPU"]
     assert len(by_tab["GPU"].strip().splitlines()) == 1
+    # Its link says how to add GPU results: "Measure on your machine", relative to the page.
+    assert "[Measure on your machine](reproduce.md) says how to add GPU results" in by_tab["GPU"]
+    assert "runners.md" not in by_tab["GPU"]
     assert "Not yet measured" not in by_tab["CPU"] and f"10.5{UNIT_SPACE}ms" in by_tab["CPU"]
     assert "assets/results/cpu/demo-light.svg#only-light" in by_tab["CPU"]
 
@@ -262,6 +265,8 @@ def test_measured_on_names_the_machines_and_says_when_no_gpu_was_measured(tmp_pa
     assert "measured 1 example on 2026-01-01 UTC, with TensorFlow 2.99.0 and Keras not installed." in rendered
     assert "It ran on &lt;b&gt;Hostile&lt;/b&gt; CPU, 2 logical cores." in rendered
     assert "not yet measured on GPU" in rendered
+    # How to add GPU results: the page that measures on a GPU, not Runners (which linked back to itself).
+    assert "[Measure on your machine](reproduce.md) says how to add GPU results." in rendered
     gpu = synthetic_results(runner="gpu")
     gpu = replace(gpu, environment={**gpu.environment, "gpus": [{"name": "Tesla T4"}]})
     rendered = directives.render("measured_on", [], context(tmp_path, cpu, gpu=(gpu,)))

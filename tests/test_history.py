@@ -355,11 +355,18 @@ def test_a_history_measured_in_two_sittings_charts_each_sitting_as_a_line_of_its
         write_json_atomic(folder / ENVIRONMENT_RECORD, {"release": name, "tensorflow": f"{name}.0", "packages": []})
     history = load_history(tmp_path, "cpu")
     series = history_charts.trend_series(history, "startup", trends.HISTORY_GROUP)
-    assert list(series) == ["import tensorflow · sitting 1", "import tensorflow · sitting 2"]
+    # "Pass", as the page and the passes table name them.
+    assert list(series) == ["import tensorflow · pass 1", "import tensorflow · pass 2"]
     one, two = ([point.estimate_s for point in points] for points in series.values())
     assert all(0.99 < a < 1.1 for a in one) and all(1.49 < b < 1.6 for b in two)
-    svg = history_charts.trend_svg(series, [item.release for item in history], "startup", trends.HISTORY_GROUP, "light")
-    assert "sitting 2" in svg and "no interval" in svg
+    quantities = history_charts.trend_quantities(history, "startup", trends.HISTORY_GROUP)
+    assert quantities == {"import tensorflow": "cold start: import time"}
+    svg = history_charts.trend_svg(series, [item.release for item in history], "startup", trends.HISTORY_GROUP, "light",
+                                   quantities)
+    assert "pass 2" in svg and "no interval: one process per pass" in svg and "sitting" not in svg
+    # A cold start is labelled as one, not as a time per call.
+    assert "cold start: import time (s)" in svg and "time per call" not in svg
+    assert "10th percentile of its cold starts" in svg
 
 
 def test_releases_measured_on_different_cpu_models_are_not_compared(tmp_path):
@@ -553,3 +560,41 @@ def test_a_change_between_releases_reads_in_the_four_verdicts_and_none_from_one_
     assert wording.change_cell(Ratio(1.0, 0.95, 1.05, processes=3)) == "the same within 6%"
     assert wording.change_cell(Ratio(2.0, 1.8, 2.2, processes=3)).startswith("2.00×")
     assert wording.change_cell(Ratio(2.0, 1.8, 2.2, processes=1)) == wording.NO_VERDICT_CELL
+
+
+def _passes_tree(root: Path, per_pass: int) -> list:
+    """Start-up on two releases, each pooled from two passes of ``per_pass`` processes; 2.16 twice as slow."""
+    for name, factor in (("2.15", 1.0), ("2.16", 2.0)):
+        runs = tuple(Measurement(tuple(factor * (1.0 + 0.01 * i + 0.1 * p) for i in range(4)), 1, 0.05, "test")
+                     for p in range(2 * per_pass))
+        case = CaseResult("import tensorflow", {"kind": "import", "in_history": True}, runs)
+        base = synthetic_results(example="startup")
+        environment = {**base.environment, "tensorflow": f"{name}.0", "sitting_runs": [per_pass, per_pass]}
+        folder = release_folder(root, "cpu", parse_selection(name)[0])
+        write_json_atomic(folder / "startup.json", to_dict(ResultsFile("startup", "Start-up", "cpu", False, {},
+                                                                        environment, (case,))))
+        write_json_atomic(folder / ENVIRONMENT_RECORD, {"release": name, "tensorflow": f"{name}.0", "packages": []})
+    return load_history(root, "cpu")
+
+
+def test_a_change_from_one_process_per_pass_gets_no_verdict_however_many_passes_pooled_it(tmp_path):
+    """Start-up's history pools two passes of one process each: its last row read "inconclusive here
+    (52.5× slower to 25.0× faster)" beside a chart saying "no interval: one process per pass"."""
+    from tfspeedlab.analysis import wording
+
+    history = _passes_tree(tmp_path / "one", per_pass=1)
+    labels = {"import tensorflow": "import tensorflow"}
+    change = trends.across(history, "startup", "import tensorflow", Release(2, 15), Release(2, 16))
+    assert change.one_process and change.value == pytest.approx(2.0, rel=0.05)
+    table = history_tables.times_table(history, "startup", labels)
+    assert table.splitlines()[-3].endswith(f"| {wording.NO_VERDICT_CELL} |")  # the last row, then the note
+    assert table.rstrip().endswith(wording.ONE_PROCESS_NOTE)
+    assert not any(step.significant for step in trends.steps(history, "startup"))
+    assert trends.material_steps(history, "startup") == []
+    shifts = history_tables.sittings_table(history, "startup")
+    assert f"| {wording.NO_VERDICT_CELL} |" in shifts and shifts.rstrip().endswith(wording.ONE_PROCESS_NOTE)
+    # Two processes in each pass: a verdict, as before.
+    history = _passes_tree(tmp_path / "two", per_pass=2)
+    change = trends.across(history, "startup", "import tensorflow", Release(2, 15), Release(2, 16))
+    assert not change.one_process
+    assert wording.NO_VERDICT_CELL not in history_tables.times_table(history, "startup", labels)

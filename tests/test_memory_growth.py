@@ -192,3 +192,27 @@ def test_a_followed_memory_file_is_charted_as_memory_over_calls():
 def test_a_case_without_followed_memory_has_no_curve():
     with pytest.raises(NotInResults, match="followed no memory"):
         curve(synthetic_results().cases[0])
+
+
+def test_a_change_in_bytes_is_signed_by_one_formatter_with_a_minus_sign_and_no_signed_zero():
+    from tfspeedlab.analysis.wording import signed_bytes
+
+    assert signed_bytes(-33.5 * 1024, plus=True) == "−33.5\u00a0KiB"  # U+2212, as the memory page prints it
+    assert signed_bytes(5661.3 * 1024, plus=True) == "+5.53\u00a0MiB"
+    assert signed_bytes(-0.4, plus=True) == signed_bytes(0.4, plus=True) == "0\u00a0B"
+    assert signed_bytes(2048) == "2.00\u00a0KiB" and signed_bytes(-2048) == "−2.00\u00a0KiB"
+
+
+def test_the_keras_backends_memory_table_signs_its_slopes_as_the_memory_page_and_says_there_is_no_interval():
+    from pathlib import Path
+
+    from tfspeedlab.results.store import load_runner
+    from tfspeedlab.site.backend_tables import memory_table
+
+    results = load_runner(Path(__file__).resolve().parents[1] / "results" / "cpu", "cpu")["keras_backends"]
+    rendered = memory_table(results)
+    header, _, *rows = rendered.splitlines()
+    assert "Growth per call: one process's slope, no interval" in header
+    slopes = [row.split(" | ")[4] for row in rows]
+    assert slopes and not any(slope.startswith("-") or "-0" in slope or "−0" in slope for slope in slopes)
+    assert all(re.fullmatch(r"(?:[+−]\d[\d.]*|0)\u00a0(?:B|KiB|MiB|GiB)", slope) for slope in slopes), slopes

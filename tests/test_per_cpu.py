@@ -24,7 +24,7 @@ def committed():
 def context(data, **changes):
     return directives.Context(results=changes.get("results", data.results), results_root=REPO / "results",
                               repo_url=None, page_uri="worth-it.md", remeasures=changes.get("remeasures", data.remeasures),
-                              history=changes.get("history", data.history))
+                              history=changes.get("history", data.history), cpu_name=data.cpu_names)
 
 
 def test_the_op_count_sweep_row_is_the_op_count_pages_own_fit(committed):
@@ -93,6 +93,28 @@ def test_by_cpu_has_one_row_per_cpu_model_sorted_by_the_speed_up(committed):
     assert values == sorted(values)
 
 
+def test_a_cpu_model_has_one_name_in_the_per_cpu_and_the_shared_workloads_tables(committed):
+    """A re-measure that recorded no family reads as the committed file of its CPU model does (the
+    reviewers met "AMD EPYC" in one table and "AMD EPYC 26/2" for the same model in the next)."""
+    names = {}
+    for table in ([directives.render("by_cpu", ["small_ops", "eager", "tf.function=graph"], context(committed)),
+                   directives.render("by_cpu", ["predict_ladder", "CNN · predict · 1", "CNN · tf.function · 1"],
+                                     context(committed)),
+                   directives.render("shared_workloads", [], context(committed))]):
+        rows = [line.split(" | ") for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+        names[table] = {cell.strip("| ").replace("\\_", "_").rsplit(", 20", 1)[0] for row in rows for cell in row
+                        if "AMD EPYC" in cell
+                        or "Xeon" in cell}
+    found = set().union(*names.values())
+    family_less = [sitting["small_ops"].environment for sitting in committed.remeasures["cpu"].values()
+                   if "small_ops" in sitting and sitting["small_ops"].environment.get("cpu_flags")
+                   and sitting["small_ops"].environment.get("cpu_family") is None]
+    assert family_less, "the committed tree holds a re-measure without its family"
+    assert "AMD EPYC" not in found  # never the bare model name where the model is known
+    assert {"AMD EPYC 26/2", "AMD EPYC 25/17"} <= found
+    assert all(name in found for name in map(committed.cpu_names, family_less))
+
+
 def test_the_first_sentence_says_no_figure_comes_from_a_gpu(committed):
     rendered = directives.render("measured_summary", [], context(committed))
     assert rendered.startswith("**Every figure was measured on a CPU, none on a GPU.**")
@@ -104,3 +126,32 @@ def test_the_first_sentence_says_no_figure_comes_from_a_gpu(committed):
 def test_the_home_page_states_it_above_the_question_list():
     home = (REPO / "docs" / "index.md").read_text(encoding="utf-8")
     assert home.index("{{ measured_summary }}") < home.index("tf1-vs-tf2.md")
+
+
+def test_the_xla_table_says_each_verdict_once_and_names_the_cpu_where_its_rows_mix_models(committed):
+    """The "XLA vs graph" cell holds the verdict in the four wordings; no column repeats it in a fifth
+    ("XLA faster"). Its examples ran on two CPU models: a column names each row's, clear rows first."""
+    from tfspeedlab.analysis.wording import Verdict, verdict
+    from tfspeedlab.analysis.xla import xla_pairs
+    from tfspeedlab.site import tables
+
+    rendered = directives.render("xla_summary", [], context(committed))
+    header = rendered.splitlines()[0]
+    assert "Verdict" not in header and "XLA faster" not in rendered and "XLA slower" not in rendered
+    assert header.startswith("| Example | Case | CPU model | XLA vs graph \\[95%\\] |")
+    rows = [line for line in rendered.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    names = {row.split(" | ")[2] for row in rows}
+    assert len(names) >= 2 and all(name.startswith("AMD EPYC ") and "/" in name for name in names)
+    with_xla = [(found, pairs) for found in committed.results["cpu"].values() if (pairs := xla_pairs(found))]
+    order = [verdict(pair.speedup) for _, pairs in with_xla for pair in pairs]
+    assert len(rows) == len(order)
+    clear = sum(found.clear for found in order)
+    assert clear and all(Verdict.INCONCLUSIVE.value not in row and "the same within" not in row for row in rows[:clear])
+    assert all(Verdict.FASTER.value not in row.split(" | ")[3] or "inconclusive" in row for row in rows[clear:])
+    # One CPU model: no column, a line under the table names it.
+    one_model = [(found, pairs) for found, pairs in with_xla
+                 if found.environment.get("cpu_family") == with_xla[0][0].environment.get("cpu_family")
+                 and found.environment.get("cpu_model_number") == with_xla[0][0].environment.get("cpu_model_number")]
+    single = tables.xla_summary_table(one_model, committed.cpu_names)
+    assert "CPU model" not in single.splitlines()[0]
+    assert single.rstrip().endswith(f"Every row was measured on {committed.cpu_names(one_model[0][0].environment)}.")

@@ -12,7 +12,6 @@ from tfspeedlab.results.schema import CaseResult
 from tfspeedlab.site import directives, history_tables, settings_tables
 from tfspeedlab.site.directives import history as history_directives
 from tfspeedlab.site.tables import onednn_in_force, threads_in_force
-from tfspeedlab.site.whole_intervals import keep_intervals_whole
 from tfspeedlab.spec.layout import Grid
 from tfspeedlab.spec.releases import Release
 
@@ -87,15 +86,6 @@ def test_the_precision_check_shows_the_loss_after_the_same_steps_and_the_product
          ("bf16", "matmul"): {"relative_error_vs_float32": 0.0044}}))
     assert "loss 0.5 → 0.01" in found and "the reference product" in found
     assert "largest difference 0.0044 of the largest value" in found
-
-
-def test_an_interval_in_a_table_cell_is_kept_on_one_line_and_nothing_else_changes():
-    html = ('<p>[1.0–2.0×] in prose</p><table><tr><td>10.8× faster [9.78–12.0×]</td>'
-            '<td class="x">no clear difference (1.2× slower to 1.1× faster)</td></tr></table>')
-    kept = keep_intervals_whole(html)
-    assert '<td>10.8× faster <span class="tfsl-interval">[9.78–12.0×]</span></td>' in kept
-    assert kept.startswith("<p>[1.0–2.0×] in prose</p>")  # prose wraps as it likes
-    assert keep_intervals_whole(kept.replace('<span class="tfsl-interval">', "").replace("</span>", "")) == kept
 
 
 def test_the_environment_table_names_the_thread_settings_in_force():

@@ -8,6 +8,7 @@ import pytest
 
 from conftest import synthetic_results
 from tfspeedlab.measure.measurement import Measurement
+from tfspeedlab.results.cpu import CpuNames, cpu_name, cpu_with_sets
 from tfspeedlab.results.schema import CaseResult
 from tfspeedlab.results.store import load_runner
 from tfspeedlab.site import directives, markdown, shared_workloads
@@ -39,9 +40,9 @@ def test_the_committed_results_render_with_their_cpu_and_date():
             assert directives.render("time", [timing.example, timing.case], context(committed.values())) in rendered
             assert found.environment["utc_time"][:10] in rendered
             # A short CPU name in the row, spelled out once under the tables.
-            assert shared_workloads.short_cpu(found.environment) in rendered
+            assert cpu_name(found.environment) in rendered
             legend = rendered.split("CPU models, as the tables")[1]
-            assert f"| {markdown.text(shared_workloads.short_cpu(found.environment))} | " in legend
+            assert f"| {markdown.text(cpu_name(found.environment))} | " in legend
     assert "Factor \\[95% interval\\]" in rendered
 
 
@@ -75,8 +76,10 @@ def test_measured_on_lists_each_cpu_model_with_its_examples_and_links_the_side_b
         results={"cpu": {f.example: f for f in files}, "gpu": {}}, results_root=tmp_path, repo_url=None,
         page_uri="x.md"))
     assert "measured 3 examples on " in rendered
-    assert "(family 25, model 1), 2 logical cores | 2 examples |" in rendered
-    assert "(family 26, model 2), 2 logical cores | 1 example |" in rendered
+    # Each CPU model by the name the tables give it.
+    assert f"{cpu_name(files[0].environment)}, 2 logical cores | 2 examples |" in rendered
+    assert f"{cpu_name(files[2].environment)}, 2 logical cores | 1 example |" in rendered
+    assert cpu_name(files[2].environment).endswith(" 26/2")
     assert "(runners.md#the-same-workload-on-several-pages)" in rendered
     # One CPU model: no list, no link.
     single = directives.render("measured_on", [], directives.Context(
@@ -125,8 +128,33 @@ def test_a_speedup_across_cpu_models_reads_as_its_range():
 def test_a_cpu_recorded_without_its_family_is_told_apart_by_its_instruction_sets():
     older = {"cpu_model": "AMD EPYC", "cpu_flags": ["avx2", "avx512f"]}
     newer = {"cpu_model": "AMD EPYC", "cpu_flags": ["avx2", "avx_vnni"]}
-    assert shared_workloads.short_cpu(older) == "AMD EPYC (AVX2, AVX-512)"
-    assert shared_workloads.short_cpu(newer) == "AMD EPYC (AVX2, AVX-VNNI)"
-    assert shared_workloads.short_cpu({"cpu_model": "AMD EPYC", "cpu_family": 25, "cpu_model_number": 1}) == \
-        "AMD EPYC 25/1"
-    assert shared_workloads.short_cpu({"cpu_model": "AMD EPYC"}) == "AMD EPYC"
+    assert cpu_name(older) == "AMD EPYC (AVX2, AVX-512)"
+    assert cpu_name(newer) == "AMD EPYC (AVX2, AVX-VNNI)"
+    assert cpu_name({"cpu_model": "AMD EPYC", "cpu_family": 25, "cpu_model_number": 1}) == "AMD EPYC 25/1"
+    assert cpu_name({"cpu_model": "AMD EPYC"}) == "AMD EPYC"
+
+
+# Three files of two CPU models, as the committed tree holds them: a re-measure of 26/2 that recorded
+# its instruction sets but no family, and the committed 26/2 and 25/17 files that recorded both.
+ZEN5_FLAGS = ["avx2", "avx512f", "avx512_bf16", "avx512_vnni", "avx_vnni"]
+ZEN4_FLAGS = ["avx2", "avx512f", "avx512_bf16", "avx512_vnni"]
+ZEN5 = {"cpu_model": "AMD EPYC", "cpu_family": 26, "cpu_model_number": 2, "cpu_stepping": 1, "cpu_flags": ZEN5_FLAGS}
+ZEN4 = {"cpu_model": "AMD EPYC", "cpu_family": 25, "cpu_model_number": 17, "cpu_flags": ZEN4_FLAGS}
+ZEN5_REMEASURE = {"cpu_model": "AMD EPYC", "cpu_flags": ZEN5_FLAGS}
+
+
+def test_a_file_without_its_family_is_named_as_a_file_of_its_cpu_model_that_records_one():
+    """One name per CPU model: a per-CPU table's re-measure row and the shared-workloads table's row of
+    the same model read alike, so a reader can match them."""
+    names = CpuNames.of([ZEN4, ZEN5, ZEN5_REMEASURE])
+    assert names(ZEN5_REMEASURE) == names(ZEN5) == "AMD EPYC 26/2"
+    assert names(ZEN4) == "AMD EPYC 25/17"
+    assert names.with_sets(ZEN5_REMEASURE) == "AMD EPYC 26/2 with AVX2, AVX-512, AVX512_BF16, AVX512_VNNI, AVX-VNNI"
+    # No file of its model records a family: its instruction sets name it, once, not twice.
+    alone = CpuNames.of([ZEN4])
+    assert alone(ZEN5_REMEASURE) == "AMD EPYC (AVX2, AVX-512, AVX512_BF16, AVX512_VNNI, AVX-VNNI)"
+    assert alone.with_sets(ZEN5_REMEASURE) == alone(ZEN5_REMEASURE)
+    # Two families with the same name and instruction sets: no one family to borrow.
+    twin = {**ZEN5, "cpu_family": 27, "cpu_model_number": 1}
+    assert CpuNames.of([ZEN5, twin])(ZEN5_REMEASURE) == cpu_name(ZEN5_REMEASURE)
+    assert cpu_with_sets({"cpu_model": "AMD EPYC"}) == "AMD EPYC"

@@ -166,7 +166,7 @@ def test_op_layers_page_shows_each_layer_from_the_results(quick_site, quick_resu
     results = load_results(quick_results / "cpu" / "op_layers.json")
     page = (quick_site / "op-layers" / "index.html").read_text()
     costs = op_layers.layer_costs(results, 1)
-    # Intervals in table cells sit in a no-wrap span (whole_intervals.py): compare the text without tags.
+    # Intervals in table cells sit in their tooltip's abbr (tooltips.py): compare the text without tags.
     text = re.sub(r"<[^>]+>", "", page).replace("−", "&minus;")
     for layer in ("kernel", "C++ eager runtime", "generated wrapper", "tf.add"):
         assert html.escape(time_with_interval(costs[layer])).replace("−", "&minus;") in text, layer

@@ -1,5 +1,6 @@
-"""Every interval explains itself where it is read (issue 42): its tooltip in prose, its column's
-header in a table, and a link from each page's first interval to the how-to-read note.
+"""Every interval explains itself where it is read (issue 42): its tooltip in prose and in a table
+cell, its column's header in a table, and a link from each page's first interval, in document order,
+to the how-to-read note.
 
 The treeprocessor (``tfspeedlab.site.tooltips``) on small Markdown inputs, then the built site:
 the checks read the built HTML with the same interval forms (``tfspeedlab.site.interval_forms``)
@@ -37,8 +38,13 @@ def convert(text: str, page: str = "page.md") -> str:
 
 
 def titled(text: str, title: str) -> str:
-    """An interval in prose, as the treeprocessor wraps it (a header's text has no class)."""
+    """An interval in prose or a bracket in a cell, as the treeprocessor wraps it (a header's text has no class)."""
     return f'<abbr class="tfsl-interval" title="{title}">{text}</abbr>'
+
+
+def titled_in_cell(text: str, title: str) -> str:
+    """A phrase in a table cell: its title, without the class that keeps it on one line."""
+    return f'<abbr title="{title}">{text}</abbr>'
 
 
 def header(text: str, title: str) -> str:
@@ -156,7 +162,7 @@ def test_intervals_split_by_markup_are_each_found_and_the_text_between_is_kept()
     assert re.sub(r"<[^>]+>", "", html) == "A 2.0× faster [1.9–2.1×] step, then [3.0–4.0×] and [5.0–6.0×] here."
 
 
-def test_a_table_keeps_its_cells_and_its_interval_columns_headers_carry_the_title():
+def test_each_interval_in_a_table_cell_has_its_title_and_its_columns_header_too():
     html = convert("| Case | Speed-up | Growth | Per call | Note |\n| --- | --: | --: | --: | --- |\n"
                    "| a | 2.0× faster [1.9–2.1×] | +12 KiB [10 KiB–14 KiB] | 1 ms | plain |\n"
                    "| b | inconclusive here (1.1× slower to 1.2× faster) | steady within 200 B per call | 2 ms | x |\n")
@@ -165,8 +171,21 @@ def test_a_table_keeps_its_cells_and_its_interval_columns_headers_carry_the_titl
     assert header("Growth", forms.AMOUNT_TITLE) in html
     assert header("Per call", COLUMN_TITLES["Per call"]) in html
     assert "<th>Note</th>" in html
-    assert "<td" in html and html.count("<abbr ") == 3  # the cells themselves stay plain
-    assert "<a " not in html  # a table's interval is not the page's first in prose
+    # The table's first interval is the page's first: it links to the note.
+    assert f'<td style="text-align: right;">2.0× faster <a href="{NOTE}">{titled("[1.9–2.1×]", forms.FACTOR_TITLE)}</a></td>' in html
+    assert titled("[10 KiB–14 KiB]", forms.AMOUNT_TITLE) in html
+    # A phrase may wrap in its narrow column: titled, without the class that keeps it on one line.
+    assert titled_in_cell("(1.1× slower to 1.2× faster)", forms.INCONCLUSIVE_TITLE) in html
+    assert titled_in_cell("steady within 200 B per call", forms.STEADY_WITHIN_TITLE) in html
+    assert html.count("<abbr ") == 3 + 4 and html.count("<a ") == 1
+    assert "<td>plain</td>" in html and '<td style="text-align: right;">1 ms</td>' in html
+
+
+def test_a_cell_interval_in_a_link_is_titled_and_the_note_link_goes_to_the_next():
+    html = convert("| Case | Speed-up |\n| --- | --- |\n| a | [2.0× faster [1.9–2.1×]](other.md) |\n"
+                   "| b | 3.0× faster [2.9–3.1×] |\n")
+    assert f'<a href="other.md">2.0× faster {titled("[1.9–2.1×]", forms.FACTOR_TITLE)}</a>' in html
+    assert f'<a href="{NOTE}">{titled("[2.9–3.1×]", forms.FACTOR_TITLE)}</a>' in html
 
 
 def test_an_escaped_bracket_is_read_as_the_page_shows_it():
@@ -175,7 +194,8 @@ def test_an_escaped_bracket_is_read_as_the_page_shows_it():
     assert "\\[" in cell
     html = convert(f"| Case | Speed-up |\n| --- | --: |\n| a | {cell} |\n\nIn prose, {cell}.")
     assert header("Speed-up", forms.FACTOR_TITLE) in html
-    assert f'<a href="{NOTE}">{titled("[1.9–2.1×]", forms.FACTOR_TITLE)}</a>' in html
+    assert f'<a href="{NOTE}">{titled("[1.9–2.1×]", forms.FACTOR_TITLE)}</a>' in html  # the table's, first
+    assert html.count(titled("[1.9–2.1×]", forms.FACTOR_TITLE)) == 2  # and the prose's
 
 
 def test_the_summary_tables_columns_named_for_a_title_are_its_columns():
@@ -194,10 +214,21 @@ def test_one_note_link_per_page_even_when_the_first_interval_is_late():
     assert html.count(f'<a href="{NOTE}">') == 1 and html.index("<a ") < html.index("[2.9–3.1×]")
 
 
+def test_the_note_link_is_on_the_first_interval_in_document_order_whether_box_table_or_prose():
+    """A reader meets the answer box first, then perhaps a table, before any interval in running text."""
+    box = convert("!!! success \"The answer\"\n    It was 2.0× faster [1.9–2.1×].\n\n"
+                  "| Case | Speed-up |\n| --- | --- |\n| a | 3.0× faster [2.9–3.1×] |\n\nThen [4.0–5.0×].\n")
+    table_first = convert("No figures yet.\n\n| Case | Speed-up |\n| --- | --- |\n| a | 3.0× faster [2.9–3.1×] |\n\n"
+                          "Then 4.5× faster [4.0–5.0×].\n")
+    for html, first in ((box, "[1.9–2.1×]"), (table_first, "[2.9–3.1×]")):
+        assert html.count(f'<a href="{NOTE}">') == 1
+        assert f'<a href="{NOTE}">{titled(first, forms.FACTOR_TITLE)}</a>' in html
+
+
 # ------------------------------------------------------------ the built site
 
 
-# Not the page's prose: code, listings, tables (their headers carry the title), drawings.
+# Not text a reader reads as the page's: code, listings, drawings.
 _NOT_PROSE = frozenset({"pre", "code", "script", "style", "svg", "textarea", "kbd", "samp"})
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"})
 # Where one block of text ends: an interval never runs across one.
@@ -215,8 +246,9 @@ class Cell:
 
 @dataclass
 class BuiltPage:
-    """A built page's article: its prose, each piece of text with whether an element around it has a
-    title and which link it is in; and its tables, cell by cell."""
+    """A built page's article: its text in document order (prose and table cells alike), each piece
+    with whether an element around it has a title and which link it is in; and its tables, cell by
+    cell."""
 
     prose: list[tuple[str, bool, str | None]] = field(default_factory=list)
     tables: list[list[list[Cell]]] = field(default_factory=list)
@@ -263,10 +295,11 @@ class _ArticleReader(HTMLParser):
             return
         if self.cell is not None:
             self.cell.text += data
-        elif not self._inside({"table"}):
-            has_title = any(attributes.get("title") for _, attributes in self.open)
-            link = next((attributes.get("href") for tag, attributes in reversed(self.open) if tag == "a"), None)
-            self.page.prose.append((data, has_title, link))
+        elif self._inside({"table"}):  # between a table's cells: no text of its own
+            return
+        has_title = any(attributes.get("title") for _, attributes in self.open)
+        link = next((attributes.get("href") for tag, attributes in reversed(self.open) if tag == "a"), None)
+        self.page.prose.append((data, has_title, link))
 
 
 def read_built(html: str) -> BuiltPage:
@@ -284,8 +317,8 @@ class ProseInterval:
 
 
 def prose_intervals(page: BuiltPage) -> list[ProseInterval]:
-    """Each interval in the page's prose, whether every piece of it has a title around it, and the link
-    it is in."""
+    """Each interval in the page's text, table cells included, in document order: whether every piece
+    of it has a title around it, and the link it is in."""
     text = "".join(piece for piece, _, _ in page.prose)
     starts, position = [], 0
     for piece, _, _ in page.prose:
@@ -326,13 +359,16 @@ def test_the_reader_finds_a_bare_interval_a_titled_one_and_an_untitled_column():
     page = read_built("<article><p>It ran <a href='../fair-timing/#how-to-read-an-interval'><abbr title='t'>"
                       "[1.9–2.1×]</abbr></a>, then [2.9–3.1×].</p><pre>[0.1–0.2×]</pre>"
                       "<table><tr><th>Case</th><th title='t'>Speed-up</th><th>Change</th></tr>"
-                      "<tr><td>a</td><td>2.0× faster [1.9–2.1×]</td><td>the same within 3%</td></tr></table></article>")
+                      "<tr><td>a</td><td>2.0× faster <abbr title='t'>[1.9–2.1×]</abbr></td>"
+                      "<td>the same within 3%</td></tr></table></article>")
     assert prose_intervals(page) == [ProseInterval("[1.9–2.1×]", True, "../fair-timing/#how-to-read-an-interval"),
-                                     ProseInterval("[2.9–3.1×]", False, None)]
+                                     ProseInterval("[2.9–3.1×]", False, None),
+                                     ProseInterval("[1.9–2.1×]", True, None),
+                                     ProseInterval("the same within 3%", False, None)]
     assert untitled_columns(page) == ["Change"]
 
 
-def test_every_interval_in_the_prose_of_every_page_has_its_tooltip(committed_site):
+def test_every_interval_of_every_page_in_prose_or_a_table_cell_has_its_tooltip(committed_site):
     bare = [f"{page.relative_to(committed_site).parent}: {found.text!r}"
             for page in built_pages(committed_site)
             for found in prose_intervals(read_built(page.read_text(encoding="utf-8"))) if not found.titled]
@@ -346,7 +382,8 @@ def test_every_table_column_of_intervals_has_a_header_with_its_tooltip(committed
     assert not missing, missing[:20]
 
 
-def test_each_pages_first_interval_links_to_the_note(committed_site):
+def test_each_pages_first_interval_in_document_order_links_to_the_note(committed_site):
+    """The first a reader meets: in the answer box, a table cell or prose, whichever comes first."""
     unlinked, pages_with_intervals = [], 0
     for page in built_pages(committed_site):
         found = [one for one in prose_intervals(read_built(page.read_text(encoding="utf-8")))

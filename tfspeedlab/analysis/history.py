@@ -3,6 +3,7 @@ between consecutive releases with their intervals (the same statistics as ``tfsp
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,7 +12,7 @@ from tfspeedlab.analysis import intervals
 from tfspeedlab.spec.releases import Release
 from tfspeedlab.results.cpu import cpu_description
 from tfspeedlab.results.history import ReleaseResults
-from tfspeedlab.results.schema import CaseResult, NotInResults
+from tfspeedlab.results.schema import CaseResult, NotInResults, ResultsFile
 
 # A change between releases is listed when its interval excludes 1 and it is at least this large.
 # Two passes over the same release moved its cases by a median of up to 1.18× on the machine the
@@ -41,7 +42,8 @@ class ReleaseStep:
 
     @property
     def significant(self) -> bool:
-        return self.change.above_one or self.change.below_one
+        """A change the interval says, from two processes or more in each pass (``release_ratio``)."""
+        return not self.change.one_process and (self.change.above_one or self.change.below_one)
 
     @property
     def material(self) -> bool:
@@ -105,6 +107,30 @@ def sitting_trends(history: list[ReleaseResults], example: str, case: str) -> li
     return per_sitting
 
 
+def processes_per_pass(results: ResultsFile, case: CaseResult) -> int:
+    """The fewest processes that timed ``case`` in one pass of its file: a file pooled from passes
+    (``tfspeedlab pool``, ``history --passes 2``) records each pass's count in ``sitting_runs``; else
+    every process ran in its one pass."""
+    counts = results.environment.get("sitting_runs")
+    return min(counts) if counts else len(case.runs)
+
+
+def release_ratio(history: list[ReleaseResults], example: str, new: tuple[Release, CaseResult],
+                  old: tuple[Release, CaseResult]) -> intervals.Ratio:
+    """``new``'s time over ``old``'s, each a (release, case) of ``example``. A case timed in one process
+    per pass gets no verdict, however many passes pooled it: its processes differ by the pass they ran
+    in (the start-up history's passes moved cold starts by up to 1.44×), and two processes from two
+    passes give an interval of that move, not of the release's time. The ratio then counts one process
+    (``Ratio.one_process``), as a table's one-process mark and note say."""
+    found = intervals.ratio(new[1], old[1])
+    fewest = min(processes_per_pass(_file(history, example, release), case) for release, case in (new, old))
+    return found if fewest >= 2 else dataclasses.replace(found, processes=fewest)
+
+
+def _file(history: list[ReleaseResults], example: str, release: Release) -> ResultsFile:
+    return next(item.results[example] for item in history if item.release == release)
+
+
 def cpu_of(history: list[ReleaseResults], example: str, release: Release) -> str | None:
     item = next((item for item in history if item.release == release), None)
     results = item.results.get(example) if item else None
@@ -121,7 +147,7 @@ def steps(history: list[ReleaseResults], example: str) -> list[ReleaseStep]:
             if cpu_of(history, example, before) != cpu_of(history, example, after):
                 continue
             found.append(ReleaseStep(case, before, after, intervals.estimate_s(old), intervals.estimate_s(new),
-                                     intervals.ratio(new, old)))
+                                     release_ratio(history, example, (after, new), (before, old))))
     return found
 
 
@@ -138,7 +164,7 @@ def across(history: list[ReleaseResults], example: str, case: str, first: Releas
         raise NotInResults(f"{example} · {case!r} was not measured on both {first.name} and {last.name}")
     if cpu_of(history, example, first) != cpu_of(history, example, last):
         raise DifferentMachines(f"{first.name} and {last.name} were measured on different CPU models; not compared")
-    return intervals.ratio(by_release[last], by_release[first])
+    return release_ratio(history, example, (last, by_release[last]), (first, by_release[first]))
 
 
 class DifferentMachines(NotInResults):
@@ -192,7 +218,7 @@ class SittingShift:
     """How a release's cases moved between the first two sittings pooled in its file."""
 
     release: Release
-    differing: int  # cases whose two sittings differ significantly
+    differing: int | None  # cases whose two sittings differ significantly; None: one process a sitting, no verdict
     cases: int
     median_change: float  # median over cases of second sitting ÷ first
 
@@ -213,6 +239,7 @@ def sitting_shifts(history: list[ReleaseResults], example: str) -> list[SittingS
             continue
         first, second = counts[0], counts[1]
         changes = [intervals.ratio(case.runs[first:first + second], case.runs[:first]) for case in results.cases]
-        found.append(SittingShift(item.release, sum(c.above_one or c.below_one for c in changes), len(changes),
-                                  float(np.median([c.value for c in changes]))))
+        differing = (None if any(change.one_process for change in changes)
+                     else sum(c.above_one or c.below_one for c in changes))
+        found.append(SittingShift(item.release, differing, len(changes), float(np.median([c.value for c in changes]))))
     return found

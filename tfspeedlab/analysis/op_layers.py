@@ -31,6 +31,12 @@ from tfspeedlab.spec.layout import OpLayers
 
 # Bottom to top, as drawn; the names say what each difference measures.
 STACK = ("kernel", "C++ eager runtime", "generated wrapper", "API layer")
+# Dispatch costs the same whatever the tensor's size. Where what lies above the kernel (the top entry
+# point's time less the kernel's) costs more than this many times what it cost at the smallest size,
+# the differences hold work that grows with the tensor: each eager call writes a fresh output, which
+# the chain in a graph may not. They are then no layer breakdown. On the committed run: 1.08× at
+# 10,000 elements, 5.1× at 1,000,000.
+DISPATCH_GROWTH = 2.0
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,16 @@ def _kernel(results: ResultsFile, elements: int) -> tuple[float, np.ndarray]:
 
 def kernel_s(results: ResultsFile, elements: int) -> float:
     return _kernel(results, elements)[0]
+
+
+def above_kernel_s(results: ResultsFile, elements: int) -> float:
+    """What the top entry point's time adds to the kernel's at one size: every layer above it."""
+    return per_call_s(results, stack(results).top_entries[0], elements) - kernel_s(results, elements)
+
+
+def is_breakdown(results: ResultsFile, elements: int) -> bool:
+    """Whether the differences at this size split a call into its layers (see ``DISPATCH_GROWTH``)."""
+    return above_kernel_s(results, elements) <= DISPATCH_GROWTH * above_kernel_s(results, sizes(results)[0])
 
 
 def layer_costs(results: ResultsFile, elements: int) -> dict[str, intervals.Estimate]:

@@ -237,12 +237,6 @@ def across_cpu_span(speedups: list[tuple[str, Ratio]]) -> str:
     return f"{end(ordered[0])} to {end(ordered[-1])} on {len(speedups)} CPU models"
 
 
-def xla_verdict(speedup: Ratio) -> str:
-    """XLA against the plain graph (graph ÷ XLA), for a table's verdict column."""
-    word = verdict(speedup)
-    return f"XLA {word}" if word.clear else str(word)
-
-
 # ------------------------------------------------------------ figures without a verdict
 
 
@@ -341,9 +335,14 @@ def growth_verdict(per_call: Estimate) -> Growth:
     return Growth.INCONCLUSIVE
 
 
-def signed_bytes(count: float) -> str:
-    """``format_bytes`` with a minus sign where the count is below zero: ``−12.0 KiB``."""
-    return ("−" if count < 0 else "") + format_bytes(abs(count))
+def signed_bytes(count: float, plus: bool = False) -> str:
+    """``format_bytes`` with a minus sign (U+2212, not a hyphen) where the count is below zero: ``−12.0 KiB``;
+    with ``plus``, a plus sign where it is above, for a change: ``+5.53 MiB``. A count that prints as zero
+    takes no sign (not ``−0 B``)."""
+    magnitude = format_bytes(abs(count))
+    if magnitude.startswith("0"):
+        return magnitude
+    return ("−" if count < 0 else "+" if plus else "") + magnitude
 
 
 def _steady_within(per_call: Estimate) -> str:

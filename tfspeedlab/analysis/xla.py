@@ -6,7 +6,6 @@ import math
 from dataclasses import dataclass
 
 from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.wording import xla_verdict
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.spec.layout import Sweep
 
@@ -29,11 +28,6 @@ class XlaPair:
     modes: tuple[str, str] = (GRAPH, XLA)
     # Each process's first call of each mode, in the order of the file's runs (graph, then XLA).
     first_calls_s: tuple[tuple[float, ...], tuple[float, ...]] = ((), ())
-
-    @property
-    def verdict(self) -> str:
-        """A win or a loss only when the whole interval of the speed-up says so."""
-        return xla_verdict(self.speedup)
 
 
 # The same call without and with XLA, as the examples name their modes.

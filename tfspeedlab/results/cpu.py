@@ -11,7 +11,8 @@ against a file that did record them, it cannot be told to be the same CPU.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 # The /proc/cpuinfo fields beside the model name that say which CPU it is.
@@ -34,16 +35,76 @@ def same_cpu(first: Mapping[str, Any], second: Mapping[str, Any]) -> bool:
     return all(a == b for a, b in zip(one[2:], other[2:]) if a is not None and b is not None)
 
 
+def instruction_sets(environment: Mapping[str, Any]) -> str:
+    """``AVX2, AVX-512, AVX512_BF16``: the instruction sets the file recorded, as vendors name them."""
+    return ", ".join(_flag_names(environment)) or "not recorded"
+
+
+def _family_and_model(environment: Mapping[str, Any]) -> tuple[Any, Any] | None:
+    family, model = environment.get("cpu_family"), environment.get("cpu_model_number")
+    return (family, model) if family is not None and model is not None else None
+
+
+def cpu_name(environment: Mapping[str, Any], known: Iterable[Mapping[str, Any]] = ()) -> str:
+    """``AMD EPYC 25/1``: the one name every table and sentence gives a CPU model, short enough for a
+    table's column on a phone. The model name with its family and model number where the file recorded
+    them; where it did not, those that the files in ``known`` measured on the same CPU model
+    (``same_cpu``) recorded, if they all record one; else the instruction sets that tell such CPUs
+    apart: ``AMD EPYC (AVX2, AVX-512)``. A reader can then match the rows of two tables: a re-measure
+    that recorded no family reads as the committed file of its model does."""
+    name = environment.get("cpu_model", "unknown CPU")
+    ids = _family_and_model(environment)
+    if ids is None:
+        found = {found_ids for other in known
+                 if (found_ids := _family_and_model(other)) is not None and same_cpu(environment, other)}
+        ids = found.pop() if len(found) == 1 else None
+    if ids is not None:
+        return f"{name} {ids[0]}/{ids[1]}"
+    sets = instruction_sets(environment)
+    return f"{name} ({sets})" if sets != "not recorded" else str(name)
+
+
+def cpu_with_sets(environment: Mapping[str, Any], known: Iterable[Mapping[str, Any]] = ()) -> str:
+    """``AMD EPYC 25/1 with AVX2``: the CPU's name in a sentence, with the instruction sets its kernels
+    depend on (where the name is not already made of them, and the file recorded them)."""
+    name, sets = cpu_name(environment, known), instruction_sets(environment)
+    return name if sets == "not recorded" or name.endswith(f"({sets})") else f"{name} with {sets}"
+
+
+@dataclass(frozen=True)
+class CpuNames:
+    """``cpu_name`` over the environments of every file a build reads: call it with one environment."""
+
+    known: tuple[Mapping[str, Any], ...] = ()
+
+    @classmethod
+    def of(cls, environments: Iterable[Mapping[str, Any]]) -> CpuNames:
+        """The names over these environments: one of each CPU model that recorded its family and
+        model number is all a name is looked up in."""
+        kept = {cpu_identity(environment): environment for environment in environments
+                if _family_and_model(environment) is not None}
+        return cls(tuple(kept.values()))
+
+    def __call__(self, environment: Mapping[str, Any]) -> str:
+        return cpu_name(environment, self.known)
+
+    def with_sets(self, environment: Mapping[str, Any]) -> str:
+        return cpu_with_sets(environment, self.known)
+
+
 def cpu_description(environment: Mapping[str, Any]) -> str:
     """``AMD EPYC (family 26, model 2, stepping 1; AVX2, AVX-512, AVX512_BF16, AVX-VNNI)``: the model
     name with what tells it apart, as recorded."""
     ids = [f"{label} {environment[name]}" for name, label in
            zip(CPU_ID_FIELDS, ("family", "model", "stepping")) if environment.get(name) is not None]
-    flags = [_FLAG_NAMES.get(flag, flag.upper()) for flag in environment.get("cpu_flags") or ()
-             if flag in _FLAG_NAMES]
-    detail = "; ".join(part for part in (", ".join(ids), ", ".join(dict.fromkeys(flags))) if part)
+    detail = "; ".join(part for part in (", ".join(ids), ", ".join(_flag_names(environment))) if part)
     return f"{environment.get('cpu_model', 'unknown CPU')} ({detail})" if detail else str(
         environment.get("cpu_model", "unknown CPU"))
+
+
+def _flag_names(environment: Mapping[str, Any]) -> list[str]:
+    """The recorded instruction sets a reader needs, each once, as vendors name them."""
+    return list(dict.fromkeys(_FLAG_NAMES[flag] for flag in environment.get("cpu_flags") or () if flag in _FLAG_NAMES))
 
 
 # The instruction sets a reader needs to know the kernels by, named as vendors name them

@@ -8,10 +8,10 @@ import math
 
 from tfspeedlab.analysis import backends
 from tfspeedlab.analysis.grid import Pivot
-from tfspeedlab.analysis.wording import speedup_cell
+from tfspeedlab.analysis.wording import signed_bytes, speedup_cell
 from tfspeedlab.results.schema import MissingCaseError, ResultsFile
 from tfspeedlab.site.markdown import LEFT, RIGHT, Markdown, code, table, text
-from tfspeedlab.units import UNIT_SPACE, format_bytes, format_time
+from tfspeedlab.units import format_bytes, format_time
 
 
 def extremes_table(results: ResultsFile) -> Markdown:
@@ -84,16 +84,19 @@ def checks_table(results: ResultsFile) -> Markdown:
 
 
 def memory_table(results: ResultsFile) -> Markdown:
-    """Per model and backend: resident memory after the repeated calls, and its growth per call."""
+    """Per model and backend: resident memory after the repeated calls, and its growth per call: the
+    slope of one process's readings, with no interval (the header says so), signed as the memory page
+    signs a change (``signed_bytes``)."""
     body = []
     for model, pivot in backends.model_pivots(results).items():
         for (row, call), case in pivot.cells.items():
             metrics = case.metrics
             if "rss_growth_per_call_bytes" in metrics:
                 body.append([text(model), text(row), text(call), format_bytes(metrics["rss_bytes"]),
-                             f"{metrics['rss_growth_per_call_bytes'] / 1024:+,.1f}{UNIT_SPACE}KiB",
+                             signed_bytes(metrics["rss_growth_per_call_bytes"], plus=True),
                              f"{metrics['memory_calls']:,.0f}"])
-    return table(["Model", "Backend", "Call", "Resident memory after", "Growth per call (slope)", "Calls followed"],
+    return table(["Model", "Backend", "Call", "Resident memory after", "Growth per call: one process's slope, no interval",
+                  "Calls followed"],
                  body, [LEFT, LEFT, LEFT, RIGHT, RIGHT, RIGHT])
 
 

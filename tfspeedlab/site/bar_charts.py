@@ -18,6 +18,7 @@ from tfspeedlab.site.charts import (
     LINE_IN,
     TEXT_PT,
     THEMES,
+    TIME_INTERVAL_NOTE,
     TITLE_PT,
     Theme,
     _add_caption,
@@ -158,7 +159,7 @@ def _clear_reference_line(figure, axes, placed: list) -> None:
 def whisker_note(baseline: str | None, one_process: bool) -> str:
     """What the labels and whiskers of a bar chart are, said once under it."""
     if baseline is None:
-        note = "Whisker: the 95% interval of the time."
+        note = f"Whisker: the 95% interval of the time. {TIME_INTERVAL_NOTE}"
     else:
         note = (f"Beside each bar: its time and its verdict against {baseline}. Whisker: that verdict's 95% "
                 f"interval, drawn as a time; on {baseline}, its own. Dotted line: {baseline}'s time.")

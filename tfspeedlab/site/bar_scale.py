@@ -21,7 +21,7 @@ from matplotlib.font_manager import FontProperties
 
 from tfspeedlab.analysis import intervals
 from tfspeedlab.results.schema import CaseResult
-from tfspeedlab.units import format_significant, select_unit
+from tfspeedlab.units import UNIT_SPACE, format_significant, format_time, select_unit
 
 # A chart whose largest value is more than this many times its smallest gets a log axis. At 8×, the
 # shortest bar on a linear axis is an eighth of the longest: still a bar, and its end still reads.
@@ -38,6 +38,9 @@ BAR_ID = "bar"
 WHISKER_ID = "whisker"
 # Whiskers: the line and its caps.
 WHISKER_STYLE = {"capsize": 3.5, "linewidth": 1.2, "capthick": 1.2}
+# On a linear axis, a whisker shorter than this share of the panel's furthest reach is hidden under
+# its caps (the kernel's 459 ns bar on a 0–60 µs axis): the label beside its bar states the interval.
+SHORTEST_WHISKER = 0.02
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,22 @@ def ratio_whisker(found: intervals.Ratio, reference_s: float) -> Whisker | None:
     if found.one_process:
         return None
     return Whisker(reference_s * found.low, reference_s * found.high)
+
+
+def too_short_to_see(whisker: Whisker | None, furthest_s: float, scale: Scale) -> bool:
+    """Whether a whisker drawn on ``scale`` is too short to see beside bars that reach ``furthest_s``."""
+    return (whisker is not None and not scale.log
+            and whisker.high_s - whisker.low_s < SHORTEST_WHISKER * furthest_s)
+
+
+def time_label(time_s: float, whisker: Whisker | None, furthest_s: float, scale: Scale) -> str:
+    """The time beside a bar; with its interval written out, in the time's unit, where its whisker is
+    too short to see: ``459 ns [386–557 ns]``."""
+    if not too_short_to_see(whisker, furthest_s, scale):
+        return format_time(time_s)
+    unit, seconds = select_unit(time_s)
+    ends = "–".join(format_significant(end / seconds, 3) for end in (whisker.low_s, whisker.high_s))
+    return f"{format_time(time_s)} [{ends}{UNIT_SPACE}{unit}]"
 
 
 def needs_log(values: list[float]) -> bool:

@@ -17,6 +17,7 @@ from matplotlib.patches import Patch  # noqa: E402
 
 from tfspeedlab.analysis import op_layers, sweeps  # noqa: E402
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS  # noqa: E402
+from tfspeedlab.results.cpu import cpu_name  # noqa: E402
 from tfspeedlab.results.schema import ResultsFile  # noqa: E402
 from tfspeedlab.site import bar_scale  # noqa: E402
 from tfspeedlab.units import format_time, select_unit  # noqa: E402
@@ -63,10 +64,19 @@ THEMES = {
 }
 
 
+# Under every chart whose whiskers or bands are a time's 95% interval: readers took an interval that
+# sits mostly above its point for a drawing error. The time is a 10th percentile, near the fastest
+# blocks, and a resample that draws the slower of three processes more often raises it; one that
+# draws the faster cannot lower it much (on the committed files, 87% of time whiskers reach further
+# up than down, the median three times as far).
+TIME_INTERVAL_NOTE = "Time intervals lie mostly above the time: resamples of slower processes raise the 10th percentile."
+
+
 def caption(results: ResultsFile) -> str:
+    """The chart's foot: the runner, the machine (its CPU by the name the tables give it), the release,
+    the kind of run and the date."""
     env = results.environment
-    family = f"family {env['cpu_family']}, model {env['cpu_model_number']}, " if env.get("cpu_family") is not None else ""
-    device = ", ".join(gpu["name"] for gpu in env["gpus"]) or f"{env['cpu_model']} ({family}{env['logical_cores']} logical cores)"
+    device = ", ".join(gpu["name"] for gpu in env["gpus"]) or f"{cpu_name(env)}, {env['logical_cores']} logical cores"
     size = "quick run" if results.quick else "full run"
     return (f"runner: {results.runner} · {device} · TensorFlow {env['tensorflow']} · "
             f"{size} · {env['utc_time'][:10]}")
@@ -95,7 +105,7 @@ def sweep_svg(results: ResultsFile, theme_name: str) -> str:
     theme = THEMES[theme_name]
     x_name = sweeps.sweep_parameter(results)
     with _style(theme):
-        figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 4.4 + _caption_in(results)))
+        figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 4.4 + _caption_in(results, TIME_INTERVAL_NOTE)))
         for index, mode in enumerate(sweeps.modes(results)):
             points = sweeps.sweep_cases(results, mode)
             xs = [x for x, _ in points]
@@ -121,7 +131,7 @@ def sweep_svg(results: ResultsFile, theme_name: str) -> str:
         axes.legend(handles + [band_handle(theme)], [handle.get_label() for handle in handles] + [BAND_LABEL],
                     frameon=False, labelcolor=theme.text, loc="lower left", bbox_to_anchor=(0, 1.02), ncols=2,
                     borderaxespad=0)
-        _finish_axes(figure, axes, results)
+        _finish_axes(figure, axes, results, TIME_INTERVAL_NOTE)
         return _svg(figure)
 
 
@@ -192,23 +202,29 @@ def _open_frame(axes) -> None:
     axes.set_axisbelow(True)
 
 
-def _caption_in(results: ResultsFile) -> float:
+def caption_lines(results: ResultsFile, note: str | None = None) -> list[str]:
+    """The caption's lines: ``note`` (a sentence, wrapped to the figure's width), then where and when
+    the file was measured."""
+    return (textwrap.wrap(note, line_chars(TEXT_PT)) if note else []) + wrap_at_separators(caption(results))
+
+
+def _caption_in(results: ResultsFile, note: str | None = None) -> float:
     """The height the caption takes at the foot of a figure, in inches."""
-    return len(wrap_at_separators(caption(results))) * LINE_IN + CAPTION_PAD_IN
+    return len(caption_lines(results, note)) * LINE_IN + CAPTION_PAD_IN
 
 
-def _add_caption(figure, results: ResultsFile) -> float:
-    """Draw the caption at the foot of the figure; return the share of its height it takes."""
-    figure.text(0.01, CAPTION_PAD_IN / 2 / figure.get_figheight(), "\n".join(wrap_at_separators(caption(results))),
+def _add_caption(figure, results: ResultsFile, note: str | None = None) -> float:
+    """Draw the caption (``note`` first) at the foot of the figure; return the share of its height it takes."""
+    figure.text(0.01, CAPTION_PAD_IN / 2 / figure.get_figheight(), "\n".join(caption_lines(results, note)),
                 va="bottom", alpha=0.85, linespacing=1.2)
-    return _caption_in(results) / figure.get_figheight()
+    return _caption_in(results, note) / figure.get_figheight()
 
 
-def _finish_axes(figure, axes, results: ResultsFile) -> None:
+def _finish_axes(figure, axes, results: ResultsFile, note: str | None = None) -> None:
     _open_frame(axes)
     # From the figure's left edge: above the axes alone a long title would run off the right edge.
     figure.suptitle(_title(results), x=0.01, ha="left")
-    figure.tight_layout(rect=(0, _add_caption(figure, results), 1, 1))
+    figure.tight_layout(rect=(0, _add_caption(figure, results, note), 1, 1))
 
 
 def _panel_title(axes, title: str) -> None:
@@ -227,9 +243,11 @@ def whisker_handle(theme: Theme):
 WHISKER_LABEL = "whisker: 95% interval"
 
 
-def _legend_under_title(figure, results: ResultsFile, theme: Theme, whiskers: bool = False) -> None:
+def _legend_under_title(figure, results: ResultsFile, theme: Theme, whiskers: bool = False,
+                        note: str | None = None) -> None:
     """Title, then the legend of the stacked layers (and of the whiskers), then the panels: inside a
-    panel the legend would cover bars or their values. For figures made with ``layout="constrained"``."""
+    panel the legend would cover bars or their values; ``note`` opens the caption. For figures made
+    with ``layout="constrained"``."""
     found = {}
     for axes in figure.axes:
         for handle, label in zip(*axes.get_legend_handles_labels()):
@@ -241,7 +259,7 @@ def _legend_under_title(figure, results: ResultsFile, theme: Theme, whiskers: bo
     figure.legend(handles, labels, numpoints=2, loc="outside upper left", ncols=2, frameon=False, labelcolor=theme.text, handlelength=2.2,
                   columnspacing=1.2, title=_title(results), alignment="left", borderaxespad=0.2,
                   title_fontproperties={"size": TITLE_PT})
-    caption_share = _add_caption(figure, results)
+    caption_share = _add_caption(figure, results, note)
     figure.get_layout_engine().set(rect=(0, caption_share, 1, 1 - caption_share))
 
 
@@ -264,8 +282,8 @@ def host_layers_svg(results: ResultsFile, theme_name: str) -> str:
     cases = list(results.cases)
     unit_name, scale = select_unit(max(case.measurement.per_call_s for case in cases))  # short tick labels
     with _style(theme):
-        figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.5 * len(cases) + 2.6 + _caption_in(results)),
-                                    layout="constrained")
+        figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.5 * len(cases) + 2.6
+                                             + _caption_in(results, TIME_INTERVAL_NOTE)), layout="constrained")
         positions = list(range(len(cases))[::-1])
         left = [0.0] * len(cases)
         for index, layer in enumerate(HOST_LAYERS):
@@ -274,55 +292,73 @@ def host_layers_svg(results: ResultsFile, theme_name: str) -> str:
             left = [a + b for a, b in zip(left, widths)]
         unit = bar_scale.Scale(False, scale)
         totals = [case.measurement.per_call_s / scale for case in cases]
-        reach = bar_scale.draw_whiskers(axes, totals, positions, [bar_scale.time_whisker(case) for case in cases],
-                                        unit, theme.text, "0")
-        for position, case, end, far in zip(positions, cases, left, reach):
-            axes.annotate(format_time(case.measurement.per_call_s), (max(end, far), position), xytext=(6, 0),
-                          textcoords="offset points", va="center")
+        whiskers = [bar_scale.time_whisker(case) for case in cases]
+        reach = bar_scale.draw_whiskers(axes, totals, positions, whiskers, unit, theme.text, "0")
+        furthest_s = max(max(left), *reach) * scale
+        for position, case, whisker, end, far in zip(positions, cases, whiskers, left, reach):
+            axes.annotate(bar_scale.time_label(case.measurement.per_call_s, whisker, furthest_s, unit),
+                          (max(end, far), position), xytext=(6, 0), textcoords="offset points", va="center")
         axes.set_yticks(positions, [case.label for case in cases])
         axes.set_xlim(right=max(max(left), *reach) * 1.35)
         axes.set_xlabel(f"time per call ({unit_name})\n10th percentile of all blocks,\nsplit by profiled share")
         axes.grid(axis="x", color=theme.grid, linewidth=0.6)
         _open_frame(axes)
-        _legend_under_title(figure, results, theme, whiskers=True)
+        _legend_under_title(figure, results, theme, whiskers=True, note=TIME_INTERVAL_NOTE)
         return _svg(figure)
 
 
 def op_layers_svg(results: ResultsFile, theme_name: str) -> str:
     """One panel per tensor size: each entry point's time per add, stacked by the layers under it, its
-    total's 95% interval as a whisker (linear, as stacked parts add up along the axis)."""
+    total's 95% interval as a whisker (linear, as stacked parts add up along the axis). At a size
+    where the differences are no layer breakdown (``op_layers.is_breakdown``), the panel draws each
+    entry's total alone, in one colour, and its title says why."""
     theme = THEMES[theme_name]
     sizes = op_layers.sizes(results)
     with _style(theme):
-        height = 2.2 * len(sizes) + 1.2 + _caption_in(results)
+        height = 2.2 * len(sizes) + 1.2 + _caption_in(results, TIME_INTERVAL_NOTE) + LINE_IN * sum(
+            not op_layers.is_breakdown(results, size) for size in sizes)
         figure, panels = plt.subplots(len(sizes), 1, figsize=(FIGURE_WIDTH_IN, height), squeeze=False,
                                       layout="constrained")
         for axes, size in zip(panels[:, 0], sizes):
             rows = op_layers.entries(results, size)
             unit_name, scale = select_unit(max(row.total_s for row in rows))
             positions = list(range(len(rows))[::-1])
-            left = [0.0] * len(rows)
-            for index, layer in enumerate(op_layers.STACK):
-                # A layer this run cannot tell from zero (its interval holds 0) is drawn as nothing.
-                widths = [0.0 if layer not in row.layers_s or row.layers_s[layer].holds_zero
-                          else max(row.layers_s[layer].value, 0.0) / scale for row in rows]
-                axes.barh(positions, widths, left=left, height=0.62, color=theme.bars[index],
-                          label=layer if size == sizes[0] else None)
-                left = [a + b for a, b in zip(left, widths)]
-            reach = bar_scale.draw_whiskers(axes, [row.total_s / scale for row in rows], positions,
-                                            [_total_whisker(row) for row in rows], bar_scale.Scale(False, scale),
+            split = op_layers.is_breakdown(results, size)
+            if split:
+                left = [0.0] * len(rows)
+                for index, layer in enumerate(op_layers.STACK):
+                    # A layer this run cannot tell from zero (its interval holds 0) is drawn as nothing.
+                    widths = [0.0 if layer not in row.layers_s or row.layers_s[layer].holds_zero
+                              else max(row.layers_s[layer].value, 0.0) / scale for row in rows]
+                    axes.barh(positions, widths, left=left, height=0.62, color=theme.bars[index],
+                              label=layer if size == sizes[0] else None)
+                    left = [a + b for a, b in zip(left, widths)]
+            else:  # totals only: no colour of a layer, which these differences are not
+                left = [row.total_s / scale for row in rows]
+                axes.barh(positions, left, height=0.62, color=theme.lines[TOTAL_COLOUR])
+            whiskers = [_total_whisker(row) for row in rows]
+            unit = bar_scale.Scale(False, scale)
+            reach = bar_scale.draw_whiskers(axes, [row.total_s / scale for row in rows], positions, whiskers, unit,
                                             theme.text, str(size))
-            for position, row, end, far in zip(positions, rows, left, reach):
-                axes.annotate(format_time(row.total_s), (max(end, far), position), xytext=(4, 0),
-                              textcoords="offset points", va="center")
+            furthest_s = max(max(left), *reach) * scale
+            for position, row, whisker, end, far in zip(positions, rows, whiskers, left, reach):
+                axes.annotate(bar_scale.time_label(row.total_s, whisker, furthest_s, unit), (max(end, far), position),
+                              xytext=(4, 0), textcoords="offset points", va="center")
             axes.set_yticks(positions, [row.entry for row in rows])
             axes.set_xlim(right=max(max(left), *reach) * 1.35)
             title = "scalar" if size == 1 else f"{size:,} elements"
-            _panel_title(axes, f"{title} — time per add ({unit_name})")
+            _panel_title(axes, f"{title} — time per add ({unit_name})" if split else
+                         f"{title} — total per add ({unit_name})\n{NOT_A_BREAKDOWN}")
             axes.grid(axis="x", color=theme.grid, linewidth=0.6)
             _open_frame(axes)
-        _legend_under_title(figure, results, theme, whiskers=True)
+        _legend_under_title(figure, results, theme, whiskers=True, note=TIME_INTERVAL_NOTE)
         return _svg(figure)
+
+
+# A panel of totals alone: its bars in a grey no layer has (the theme's line colours past the bars':
+# stone), so that no layer is read into them; and the line under its title that says why.
+TOTAL_COLOUR = 5
+NOT_A_BREAKDOWN = "totals only: at this size the rows are not a layer breakdown"
 
 
 def _total_whisker(row: op_layers.EntryCost) -> bar_scale.Whisker | None:

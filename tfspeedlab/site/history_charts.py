@@ -13,12 +13,15 @@ from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.site.charts import (
     FIGURE_WIDTH_IN,
     LINE_IN,
+    TEXT_PT,
     THEMES,
+    TIME_INTERVAL_NOTE,
     TITLE_PT,
     _open_frame,
     _plain_log_ticks,
     _style,
     _svg,
+    line_chars,
     wrap_at_separators,
 )
 from tfspeedlab.units import select_unit
@@ -34,10 +37,14 @@ MAX_SERIES = 5
 
 
 
-# How a line of one sitting is named: a chart of several sittings draws each apart.
-SITTING_SEPARATOR = " · sitting "
+# How a line of one pass is named: a chart of a history measured in several passes (``history
+# --passes 2``, pooled) draws each apart. "Pass", as the pages and the passes table say.
+SITTING_SEPARATOR = " · pass "
 SITTING_LINE = "{mode}" + SITTING_SEPARATOR + "{number}"
 SITTING_STYLES = ("-", "--", ":")
+# What a start-up case's time is, by the startup example's ``kind``: each block is a fresh process
+# started and timed to its end, a cold start, not a call. The y axis says so.
+COLD_STARTS = {"import": "cold start: import time", "first prediction": "cold start to first prediction"}
 
 
 def trend_series(history: list[ReleaseResults], example: str, workload: str) -> dict[str, list[trends.TrendPoint]]:
@@ -56,6 +63,28 @@ def trend_series(history: list[ReleaseResults], example: str, workload: str) -> 
             for mode, label in group.items()}
 
 
+def trend_quantities(history: list[ReleaseResults], example: str, workload: str) -> dict[str, str]:
+    """What each mode's time of ``workload`` is, by its name in ``trend_series``: a cold start where the
+    case is one (``COLD_STARTS``), else a time per call, or per step where the mode's time is."""
+    found = {}
+    for mode, label in trends.workload_groups(history, example)[workload].items():
+        kind = next((case.params.get("kind") for item in reversed(history) if example in item.results
+                     for case in item.results[example].cases if case.label == label), None)
+        name = trends.mode_label(history, example, label, mode)
+        found[mode if workload == trends.HISTORY_GROUP else name] = COLD_STARTS.get(
+            kind, "time per step" if name.endswith("(per step)") else "time per call")
+    return found
+
+
+def _quantity(names: list[str], quantities: dict[str, str]) -> str:
+    """The y axis's words for a panel of these lines: what their times are, where they agree."""
+    found = {quantities.get(name.rpartition(SITTING_SEPARATOR)[0] or name, quantities.get(name, "time per call"))
+             for name in names}
+    if len(found) == 1:
+        return found.pop()
+    return "time per call or step" if found <= {"time per call", "time per step"} else "time"
+
+
 def _line_style(index: int, name: str, modes: list[str], theme) -> tuple[str, str]:
     """A line's colour and dash: one colour per mode, one dash per sitting where lines are sittings."""
     mode, _, sitting = name.rpartition(SITTING_SEPARATOR)
@@ -69,7 +98,7 @@ def _legend_title(example: str, workload: str, sittings: bool) -> str:
     """A workload names its own chart; the group of an example's history cases is named by the example."""
     if workload != trends.HISTORY_GROUP:
         return workload
-    return f"{example}, on every release" + (": a line per case and sitting" if sittings else "")
+    return f"{example}, on every release" + (": a line per case and pass" if sittings else "")
 
 
 def trend_groups(series: dict[str, list]) -> list[list[str]]:
@@ -96,20 +125,25 @@ def _legend_columns(names: list[str]) -> int:
 
 
 def trend_svg(series: dict[str, list[trends.TrendPoint]], releases: list[Release], example: str, workload: str,
-              theme_name: str) -> str:
+              theme_name: str, quantities: dict[str, str] | None = None) -> str:
     """Time per call of each mode of ``workload`` on every release, with 95% intervals; the
     release that made Keras 3 ``tf.keras`` marked. More than ``MAX_SERIES`` lines go in several
-    panels, on one time axis."""
+    panels, on one time axis, each labelled by what its times are (``quantities``, by mode:
+    ``trend_quantities``; a time per call where not given)."""
+    quantities = quantities or {}
     theme = THEMES[theme_name]
     estimates = [point.estimate_s for points in series.values() for point in points]
     # The unit of the middle of the range (geometric): "50000 µs" ticks read badly.
     unit_name, scale = select_unit((min(estimates) * max(estimates)) ** 0.5)
     log_scale = max(estimates) / min(estimates) >= LOG_SPREAD
     sittings = any(SITTING_SEPARATOR in name for name in series)
-    caption = (f"{example} · each sitting's 10th percentile of its blocks · no interval: one process per sitting"
+    cold = any(quantity.startswith("cold start") for quantity in quantities.values())
+    caption = (f"{example} · each pass's 10th percentile of its {'cold starts' if cold else 'blocks'} · "
+               "no interval: one process per pass"
                if sittings else f"{example} · 10th percentile of all blocks · bars: 95% interval, with the drift "
                                 "between sittings")
-    caption_lines = wrap_at_separators(caption)
+    caption_lines = wrap_at_separators(caption) + ([] if sittings else textwrap.wrap(TIME_INTERVAL_NOTE,
+                                                                                       line_chars(TEXT_PT)))
     # A long name is broken between its parts (" · "), so that a sitting's number stays in view.
     legend_names = {name: "\n".join(line for part in wrap_at_separators(name, width=LEGEND_CHARS)
                                     for line in textwrap.wrap(part, LEGEND_CHARS)) for name in series}
@@ -136,8 +170,7 @@ def trend_svg(series: dict[str, list[trends.TrendPoint]], releases: list[Release
             else:
                 axes.set_ylim(bottom=0, top=high * 1.15)
                 axes.yaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
-            per = "call or step" if any(mode.endswith("(per step)") for mode in group) else "call"
-            axes.set_ylabel(f"time per {per} ({unit_name}{', log scale' if log_scale else ''})")
+            axes.set_ylabel(f"{_quantity(group, quantities)} ({unit_name}{', log scale' if log_scale else ''})")
             subfigure.legend(loc="outside upper left", ncols=_legend_columns(group), frameon=False,
                              labelcolor=theme.text, alignment="left")
         figure.text(0.01, 0.005, "\n".join(caption_lines), va="bottom", alpha=0.85, linespacing=1.2)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tfspeedlab.analysis import history as trends
 from tfspeedlab.analysis import intervals, memory_growth
-from tfspeedlab.analysis.wording import change_cell, format_change, growth_cell, time_change
+from tfspeedlab.analysis.wording import NO_VERDICT_CELL, change_cell, format_change, growth_cell, time_change
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import NotInResults
 from tfspeedlab.site.markdown import LEFT, Markdown, code, italic, table
@@ -83,8 +83,8 @@ def sittings_table(history: list[ReleaseResults], example: str) -> Markdown:
     shifts = trends.sitting_shifts(history, example)
     if not shifts:
         return Markdown(italic("Every release was measured in one sitting."))
-    rows = [[shift.release.name, f"{shift.differing} of {shift.cases}", time_change(shift.median_change)]
-            for shift in shifts]
+    rows = [[shift.release.name, NO_VERDICT_CELL if shift.differing is None else f"{shift.differing} of {shift.cases}",
+             time_change(shift.median_change)] for shift in shifts]
     return table(["Release", "Cases that differ between the passes", "Second pass against the first (median over its cases)"], rows)
 
 

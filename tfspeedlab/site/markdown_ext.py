@@ -124,7 +124,8 @@ class DirectivePreprocessor(Preprocessor):
         key = (data.generation, page_uri, page_url, repo_url, text)
         context = Context(data.results, data.results_root, repo_url, page_uri, page_url, data.models,
                           data.known_examples, data.history, data.diagnoses, data.remeasures,
-                          remeasures_shown=data.remeasures_shown, claims=_CLAIMS.setdefault(data.generation, {}))
+                          remeasures_shown=data.remeasures_shown, cpu_name=data.cpu_names,
+                          claims=_CLAIMS.setdefault(data.generation, {}))
         if key in _EXPANDED:  # the same page from the same data: its figures, stated again in this build
             expanded, claims = _EXPANDED[key]
             try:

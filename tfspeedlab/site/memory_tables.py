@@ -4,12 +4,12 @@ prediction of a fresh process, building, saving and loading a model)."""
 
 from __future__ import annotations
 
-from tfspeedlab.analysis import intervals
+from tfspeedlab.analysis import intervals, wording
 from tfspeedlab.analysis.memory_growth import growth
 from tfspeedlab.analysis.wording import LEVELLING_UNCLEAR, format_growth, format_levelling, speedup_cell
 from tfspeedlab.results.schema import CaseResult, NotInResults, ResultsFile
 from tfspeedlab.site.markdown import LEFT, RIGHT, Markdown, code, table, text
-from tfspeedlab.units import format_bytes, format_time
+from tfspeedlab.units import format_time
 
 # What one call of a loop is, where it is not one call of the model.
 PER = {"new model": "model", "fit": "fit"}
@@ -56,16 +56,13 @@ def growth_table(results: ResultsFile) -> Markdown:
         p, per = case.params, per_what(case)
         body.append([code(p["keras"]), text(f"{p['call']} × {found.calls:,}"), text(p["cleanup"]),
                      format_growth(found.per_call, per), format_growth(found.late_per_call, per),
-                     f"{_signed(found.heap_per_call)} per {per}", format_time(case.measurement.per_call_s)])
+                     f"{wording.signed_bytes(found.heap_per_call, plus=True)} per {per}", format_time(case.measurement.per_call_s)])
     if not body:
         return Markdown(text("No case followed its memory (it is followed on Linux only)."))
     return table(["Keras", "Call × calls followed", "After each call", "Resident memory, whole loop",
                   "… its second half", "Python heap", "Time per call"], body,
                  [LEFT, LEFT, LEFT, LEFT, LEFT, RIGHT, RIGHT])
 
-
-def _signed(count: float) -> str:
-    return ("+" if count > 0 else "−" if count < 0 else "") + format_bytes(abs(count))
 
 
 # ------------------------------------------------------------ start-up

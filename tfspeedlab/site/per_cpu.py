@@ -14,24 +14,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from tfspeedlab.analysis import intervals, line_fit, sweeps, wording
-from tfspeedlab.results.cpu import cpu_description, same_cpu
+from tfspeedlab.results.cpu import cpu_name, same_cpu  # noqa: F401 (cpu_name: see below)
 from tfspeedlab.results.schema import NotInResults, ResultsFile
-from tfspeedlab.site.shared_workloads import other_cpus, short_cpu
+from tfspeedlab.site.shared_workloads import other_cpus
 from tfspeedlab.units import format_significant, format_time
 
 
-def cpu_name(environment) -> str:
-    """``AMD EPYC 25/1`` where the file recorded a family and model, else the name alone (its
-    instruction sets, in their own column, tell two such CPUs apart)."""
-    if environment.get("cpu_family") is not None:
-        return short_cpu(environment)
-    return str(environment.get("cpu_model", "unknown CPU"))
-
-
-def instruction_sets(environment) -> str:
-    """``AVX2, AVX-512, AVX512_BF16``: what the file recorded, as vendors name them."""
-    detail = cpu_description(environment).partition(" (")[2].rstrip(")")
-    return detail.rpartition("; ")[2] if detail else "not recorded"
+# ``per_cpu.cpu_name`` is ``results.cpu.cpu_name``, the one function that names a CPU model, for callers
+# without a build's context; a directive names a CPU with ``Context.cpu_name``, which also names a file
+# that recorded no family as a file of its CPU model that did.
 
 
 def files_by_cpu(committed: ResultsFile, sittings) -> list[ResultsFile]:

@@ -23,7 +23,6 @@ from tfspeedlab.site import (build_cache, charts, history_charts, markdown_ext, 
                              unrendered, views)
 from tfspeedlab.site.directives import TRACE_URI, chart_uri, trace_files
 from tfspeedlab.site.directives import history as history_directives
-from tfspeedlab.site.whole_intervals import keep_intervals_whole
 
 
 class ResultsPluginConfig(Config):
@@ -73,15 +72,15 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
         for example in sorted({example for item in history for example in item.results}):
             for workload in history_analysis.workload_groups(history, example):
                 series = history_charts.trend_series(history, example, workload)
+                quantities = history_charts.trend_quantities(history, example, workload)
                 for theme in charts.THEMES:
                     charts_made.append(File.generated(
                         config, history_directives.chart_uri(runner, example, workload, theme),
                         content=build_cache.trend_chart(history_charts.trend_svg, series, releases, example,
-                                                        workload, theme)))
+                                                        workload, theme, quantities)))
         return charts_made
 
     def on_page_content(self, html: str, page, config, files) -> str:
-        html = keep_intervals_whole(html)
         # A notebook page (rendered by mkdocs-jupyter, unrun): its results under the last cell, a TOC that links.
         if (example := notebook_pages.example_of(page)) is None:
             return html

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable, Mapping
 
-from tfspeedlab.results.cpu import cpu_description
+from tfspeedlab.results.cpu import cpu_with_sets
 from tfspeedlab.results.schema import RUNNERS
 from tfspeedlab.site import templating
 
@@ -25,9 +25,10 @@ def not_measured(runner: str, what: str, command: str | None = None) -> str:
                              command=command or f"tfspeedlab run --runner {runner}")
 
 
-def machine_summary(environment: Mapping) -> str:
-    """``Intel Xeon …, 2 logical cores``, led by the GPUs' names where there are any."""
-    machine = f"{cpu_description(environment)}, {environment['logical_cores']} logical cores"
+def machine_summary(environment: Mapping, with_sets: Callable[[Mapping], str] = cpu_with_sets) -> str:
+    """``AMD EPYC 25/1 with AVX2, 2 logical cores``, led by the GPUs' names where there are any: the CPU by
+    the name every table gives it (``with_sets``: ``Context.cpu_name.with_sets`` in a build)."""
+    machine = f"{with_sets(environment)}, {environment['logical_cores']} logical cores"
     if environment.get("threads_per_core") is not None:
         machine += f", {environment['threads_per_core']} thread{'s' if environment['threads_per_core'] != 1 else ''} per core"
     gpus = ", ".join(gpu.get("name", "?") for gpu in environment["gpus"])

@@ -5,10 +5,11 @@ carries from one to the next."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from tfspeedlab.analysis import intervals, wording
-from tfspeedlab.results.cpu import cpu_description, same_cpu
+from tfspeedlab.results.cpu import cpu_description, cpu_name, cpu_with_sets, same_cpu
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.site.markdown import LEFT, RIGHT, Markdown, join, table, text
 from tfspeedlab.units import format_time
@@ -119,36 +120,28 @@ SHARED_SPEEDUPS = (
 FIRST_ON_CPU = "first on its CPU model"
 
 
-def short_cpu(environment) -> str:
-    """``AMD EPYC 25/1``: the model name with its family and model number, short enough for a
-    table's column on a phone (``cpu_legend`` spells each out under the tables)."""
-    family, model = environment.get("cpu_family"), environment.get("cpu_model_number")
-    name = environment.get("cpu_model", "unknown CPU")
-    if family is not None and model is not None:
-        return f"{name} {family}/{model}"
-    # An older file recorded no family: its instruction sets are what tell two such CPUs apart.
-    detail = cpu_description(environment).partition(" (")[2].rstrip(")")
-    return f"{name} ({detail})" if detail else name
+# How a table names a CPU model: ``cpu_name`` over the files the build reads (``Context.cpu_name``).
+NameOf = Callable[[Mapping], str]
 
 
-def short_cpu_and_date(results: ResultsFile) -> str:
+def short_cpu_and_date(results: ResultsFile, name_of: NameOf = cpu_name) -> str:
     """``AMD EPYC 25/1, 2026-12-03 08:08``: a table cell's CPU model and when the file was measured."""
-    return f"{short_cpu(results.environment)}, {results.environment['utc_time'][:16].replace('T', ' ')}"
+    return f"{name_of(results.environment)}, {results.environment['utc_time'][:16].replace('T', ' ')}"
 
 
-def cpu_legend(files: list[ResultsFile]) -> Markdown:
-    """Under the tables: each short CPU name spelled out as recorded, a row each (a list of seven CPU
+def cpu_legend(files: list[ResultsFile], name_of: NameOf = cpu_name) -> Markdown:
+    """Under the tables: each CPU name spelled out as recorded, a row each (a list of seven CPU
     descriptions in one sentence read as a 96-word sentence)."""
-    spelled = dict.fromkeys((short_cpu(found.environment), cpu_description(found.environment)) for found in files)
+    spelled = dict.fromkeys((name_of(found.environment), cpu_description(found.environment)) for found in files)
     return Markdown("CPU models, as the tables name them:\n\n"
                     + table(["In the tables", "As recorded"], [[text(short), text(full)] for short, full in spelled],
                             [LEFT, LEFT]))
 
 
-def cpu_and_date(results: ResultsFile) -> str:
-    """``AMD EPYC (family 25, model 1, stepping 1; AVX2), 2026-12-03 08:08``: the CPU model as
-    recorded (older files name no family, only instruction sets) and when the file was measured."""
-    return f"{cpu_description(results.environment)}, {results.environment['utc_time'][:16].replace('T', ' ')}"
+def cpu_and_date(results: ResultsFile, with_sets: NameOf = cpu_with_sets) -> str:
+    """``AMD EPYC 25/1 with AVX2, 2026-12-03 08:08``: the CPU model by its one name, with the instruction
+    sets its kernels depend on, and when the file was measured."""
+    return f"{with_sets(results.environment)}, {results.environment['utc_time'][:16].replace('T', ' ')}"
 
 
 def other_cpus(committed: ResultsFile, sittings) -> list[ResultsFile]:
@@ -165,13 +158,13 @@ def other_cpus(committed: ResultsFile, sittings) -> list[ResultsFile]:
     return kept
 
 
-def times_table(results_of, page_link, time_of, sittings_of=lambda example: ()) -> Markdown:
+def times_table(results_of, page_link, time_of, sittings_of=lambda example: (), name_of: NameOf = cpu_name) -> Markdown:
     """One row per timing: the workload (on its first row), the page and its time, the CPU and date,
     and how it compares with the first row on the same CPU model, whose two intervals give a
     verdict; across CPU models nothing is compared. ``results_of(example)`` reads a file,
     ``page_link(page)`` links a page, ``time_of(timing)`` states a time (a page's claim, so that it
     reads as on its page), and ``sittings_of(example)`` gives its re-measures (oldest first): those
-    on other CPU models follow their page's row."""
+    on other CPU models follow their page's row; ``name_of`` names each CPU model."""
     body = []
     for shared in SHARED_TIMES:
         rows = []
@@ -184,7 +177,7 @@ def times_table(results_of, page_link, time_of, sittings_of=lambda example: ()) 
                              f"{PAGE_TITLES[timing.page]}, re-measured {again.environment['utc_time'][:16].replace('T', ' ')}"))
         for index, (page, time, results, timing, _) in enumerate(rows):
             body.append([Markdown(shared.workload) if index == 0 else "", page, time,
-                         text(short_cpu_and_date(results)), text(_against_first_on_its_cpu(rows, index))])
+                         text(short_cpu_and_date(results, name_of)), text(_against_first_on_its_cpu(rows, index))])
     return table(["Workload", "Page", "Time per call", "CPU, measured (UTC)", "Against the first row on its CPU model"],
                  body, [LEFT, LEFT, RIGHT, LEFT, LEFT])
 
@@ -202,7 +195,7 @@ def _against_first_on_its_cpu(rows, index: int) -> str:
                                                                               reference.case(reference_timing.case)))
 
 
-def speedups_table(results_of, page_link, sittings_of=lambda example: ()) -> Markdown:
+def speedups_table(results_of, page_link, sittings_of=lambda example: (), name_of: NameOf = cpu_name) -> Markdown:
     """One row per page that measures a shared speed-up, and per re-measure of it on another CPU
     model: its factor with its 95% interval, and the CPU and date of its run."""
     body = []
@@ -217,15 +210,16 @@ def speedups_table(results_of, page_link, sittings_of=lambda example: ()) -> Mar
         for index, (page, slow_file, fast_file, slow, fast) in enumerate(rows):
             found = intervals.ratio(slow_file.case(slow.case), fast_file.case(fast.case))
             body.append([Markdown(shared.workload) if index == 0 else "", page,
-                         text(wording.speedup_cell(found)), text(short_cpu_and_date(slow_file))])
+                         text(wording.speedup_cell(found)), text(short_cpu_and_date(slow_file, name_of))])
     return table(["Speed-up", "Page", "Factor [95% interval]", "CPU, measured (UTC)"], body,
                  [LEFT, LEFT, RIGHT, LEFT])
 
 
-def across_cpus(committed: ResultsFile, sittings, slow: str, fast: str) -> list[tuple[str, intervals.Ratio]]:
-    """One speed-up (``slow``'s time ÷ ``fast``'s) on every CPU model measured, by the model's short
-    name: the committed file's and each other model's newest re-measure."""
-    return [(short_cpu(found.environment), intervals.ratio(found.case(slow), found.case(fast)))
+def across_cpus(committed: ResultsFile, sittings, slow: str, fast: str,
+                name_of: NameOf = cpu_name) -> list[tuple[str, intervals.Ratio]]:
+    """One speed-up (``slow``'s time ÷ ``fast``'s) on every CPU model measured, by the model's name:
+    the committed file's and each other model's newest re-measure."""
+    return [(name_of(found.environment), intervals.ratio(found.case(slow), found.case(fast)))
             for found in [committed, *other_cpus(committed, sittings)]]
 
 

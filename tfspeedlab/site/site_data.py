@@ -18,6 +18,7 @@ from pathlib import Path
 from tfspeedlab.analysis import cost_model, drift
 from tfspeedlab.analysis.diagnosis_files import DiagnosisFileError
 from tfspeedlab.results import artifacts
+from tfspeedlab.results.cpu import CpuNames
 from tfspeedlab.results.history import ReleaseResults, load_history
 from tfspeedlab.results.repo import REPO_ROOT, example_names, examples_dir
 from tfspeedlab.results.schema import RUNNERS, ResultsFile, ResultsFileError
@@ -55,6 +56,9 @@ class SiteData:
     remeasures_shown: dict[str, dict[str, dict[str, ResultsFile]]] = dataclasses.field(default_factory=dict)
     # Which load of this process it is: what a page rendered from it may be remembered by.
     generation: int = 0
+    # One name per CPU model over every file the build reads (``cpu_name``): a file that recorded no
+    # family is named as another file of its CPU model that did.
+    cpu_names: CpuNames = CpuNames()
 
 
 def results_root(configured: str | Path | None = None) -> Path:
@@ -135,8 +139,15 @@ def _load(root: Path) -> SiteData:
              for runner in results}
     results = {runner: drift.attach(found, drifts[runner]) for runner, found in results.items()}
     history = {runner: drift.attach_history(found, drifts.get(runner, {})) for runner, found in history.items()}
+    environments = [found.environment for by_example in results.values() for found in by_example.values()]
+    environments += [found.environment for by_sitting in remeasures.values() for sitting in by_sitting.values()
+                     for found in sitting.values()]
+    environments += [found.environment for items in history.values() for item in items
+                     for found in item.results.values()]
+    environments += [sample.environment for samples in diagnoses.values() for sample in samples.reports.values()]
+    environments += [found.environment for samples in diagnoses.values() for found in samples.guide.values()]
     return SiteData(root, results, known, history, diagnoses, simulator.fitted_models(results), remeasures,
-                    shown)
+                    shown, cpu_names=CpuNames.of(environments))
 
 
 def _remeasures(root: Path, runner: str) -> dict[str, dict[str, ResultsFile]]:

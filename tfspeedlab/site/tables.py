@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Callable, Mapping
 
 from tfspeedlab.analysis import cost_model, dispatch, intervals, line_fit, op_layers, sweeps, xla
 from tfspeedlab.analysis.grid import grid_layout, pivots
 from tfspeedlab.analysis.summary import COLUMNS, rows
-from tfspeedlab.analysis.wording import TOO_SMALL, change_cell, speedup_cell, time_with_interval, verdict
+from tfspeedlab.analysis.wording import (TOO_SMALL, Verdict, change_cell, signed_bytes, speedup_cell,
+                                         time_with_interval, verdict)
 from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS
 from tfspeedlab.results import provenance
+from tfspeedlab.results.cpu import cpu_name, cpu_with_sets, same_cpu
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.results.timing import Timing
 from tfspeedlab.site import settings_tables, templating
@@ -205,24 +208,41 @@ def dispatch_table(results: ResultsFile) -> Markdown:
                   "Whole training step"], body)
 
 
-def xla_summary_table(pairs_by_example: list[tuple[ResultsFile, list[xla.XlaPair]]]) -> Markdown:
-    """XLA against the plain graph for every pair of cases measured both ways, with a verdict."""
+# The order of the XLA table's rows: the clear results first, then those the machine resolved within a few
+# percent, then the rest (34 rows, most of them inconclusive, buried the few that say something).
+_XLA_ORDER = (Verdict.FASTER, Verdict.SLOWER, Verdict.SAME, Verdict.INCONCLUSIVE)
+
+
+def xla_summary_table(pairs_by_example: list[tuple[ResultsFile, list[xla.XlaPair]]],
+                      name_of: Callable[[Mapping], str] = cpu_name) -> Markdown:
+    """XLA against the plain graph for every pair of cases measured both ways, the clear results first.
+    The "XLA vs graph" cell says the verdict in the site's four wordings, and nothing else repeats it.
+    Times compare only on one CPU model: where the examples ran on several, a column names each row's
+    (``name_of``); on one, a line under the table names it."""
+    files = [results for results, _ in pairs_by_example]
+    mixed = any(not same_cpu(found.environment, files[0].environment) for found in files[1:])
+    found = [(results, pair) for results, pairs in pairs_by_example for pair in pairs]
+    found.sort(key=lambda item: _XLA_ORDER.index(verdict(item[1].speedup)))  # stable: files' order within each
     # The example's name, not its title: the row must leave room for the verdict on a laptop screen.
-    body = [[code(results.example), pair.label, f"{format_time(pair.graph_s)} → {format_time(pair.xla_s)}",
-             speedup_cell(pair.speedup),
-             f"{format_time(pair.graph_first_s)} → {format_time(pair.xla_first_s)}",
-             bold(pair.verdict) if verdict(pair.speedup).clear else pair.verdict]
-            for results, pairs in pairs_by_example for pair in pairs]
-    header = ("Example", "Case", "Time: graph → XLA", "XLA vs graph [95%]", "First call: graph → XLA", "Verdict")
-    return table(header, body, [LEFT, LEFT, RIGHT, RIGHT, RIGHT, LEFT])
+    body = [[code(results.example), pair.label, *([text(name_of(results.environment))] if mixed else []),
+             speedup_cell(pair.speedup), f"{format_time(pair.graph_s)} → {format_time(pair.xla_s)}",
+             f"{format_time(pair.graph_first_s)} → {format_time(pair.xla_first_s)}"]
+            for results, pair in found]
+    header = ("Example", "Case", *(["CPU model"] if mixed else []), "XLA vs graph [95%]", "Time: graph → XLA",
+              "First call: graph → XLA")
+    rendered = table(header, body, [LEFT, LEFT, *([LEFT] if mixed else []), RIGHT, RIGHT, RIGHT])
+    if mixed or not files:
+        return rendered
+    return Markdown(f"{rendered}\n\nEvery row was measured on {text(name_of(files[0].environment))}.")
 
 
-def environment_table(all_results: list[ResultsFile]) -> Markdown:
-    """One row per results file: where, when and on what it was measured, and whether it is up to date."""
+def environment_table(all_results: list[ResultsFile], with_sets: Callable[[Mapping], str] = cpu_with_sets) -> Markdown:
+    """One row per results file: where, when and on what it was measured (the CPU by its one name,
+    ``with_sets``), and whether it is up to date."""
     body = []
     for results in all_results:
         env = results.environment
-        hardware = machine_summary({**env, "gpus": []})
+        hardware = machine_summary({**env, "gpus": []}, with_sets)
         if env["gpus"]:
             gpu_names = ", ".join(gpu["name"] for gpu in env["gpus"])
             hardware += (f"; {gpu_names}, driver {env.get('gpu_driver') or '?'}, "
@@ -423,9 +443,7 @@ def memory_growth_table(results: ResultsFile) -> Markdown:
 
 
 def _signed_bytes(count: float) -> str:
-    if count == 0:
-        return "0 (no change)"
-    return ("+" if count > 0 else "−") + format_bytes(abs(count))
+    return "0 (no change)" if count == 0 else signed_bytes(count, plus=True)
 
 
 def training_calls_table(results: ResultsFile) -> Markdown:

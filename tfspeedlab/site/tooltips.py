@@ -8,11 +8,18 @@ turns the note's link (``fair-timing.md#…``, relative to the page's source) in
 URL and checks that the heading is there. Material's ``content.tooltips`` shows each ``title`` as a
 tooltip; without it a browser shows the title on hover.
 
-In prose (paragraphs, list items, admonitions, headings) an interval is wrapped in
-``<abbr title="…">``; code, preformatted text and a title already given are left alone. In a
-table the cells stay as they are and the column's header carries the tooltip: one per column,
-not one per cell. The summary table's headers for the time per call, the median and spread, and
-the calls and blocks say what those columns hold.
+Wherever a reader meets an interval, in prose (paragraphs, list items, admonitions, headings) or in a
+table cell, it is wrapped in ``<abbr title="…">`` with its form's tooltip; code, preformatted text and
+a title already given are left alone. The page's first interval in document order, in the answer box,
+a table cell or prose alike, also links to the note: readers hovered the first bracket they saw,
+often in a table. The header of a table column of intervals carries its family's tooltip too, and
+the summary table's headers for the time per call, the median and spread, and the calls and blocks
+say what those columns hold.
+
+The class ``tfsl-interval`` keeps an interval on one line (``pages.css``): every interval in prose, and
+a bracket in a table cell (``[9.78–`` and ``12.0×]`` must not part on a phone). A phrase in a cell
+(``inconclusive here (1.25× slower to 1.10× faster)``) may break between its words, as the column's
+width asks.
 """
 
 from __future__ import annotations
@@ -39,6 +46,11 @@ COLUMN_TITLES = {
 }
 # The class pages.css keeps on one line.
 INTERVAL_CLASS = "tfsl-interval"
+# The forms kept on one line in a table cell: a bracket is read as one figure; a longer phrase would
+# widen its column past a phone's screen.
+WHOLE_IN_CELLS = frozenset({"factor bracket", "amount bracket"})
+# Table cells: their intervals get titles like any other, and the bracket ones the class.
+_CELLS = frozenset({"td", "th"})
 # Elements whose text is not prose, or already explained: left as they are.
 _LEFT_ALONE = frozenset({"pre", "code", "kbd", "samp", "script", "style", "textarea", "abbr", "svg", "math"})
 
@@ -68,17 +80,16 @@ class IntervalTooltips(Treeprocessor):
         self._linked = False
         self._walk(root, in_link=False)
 
-    def _walk(self, element: etree.Element, in_link: bool) -> None:
+    def _walk(self, element: etree.Element, in_link: bool, in_cell: bool = False) -> None:
         if element.tag == "table":
             _title_columns(element)
-            return
-        self._wrap(element, None, in_link)
+        self._wrap(element, None, in_link, in_cell)
         for child in list(element):
             if child.tag not in _LEFT_ALONE and not child.get("title"):
-                self._walk(child, in_link or child.tag == "a")
-            self._wrap(element, child, in_link)
+                self._walk(child, in_link or child.tag == "a", in_cell or child.tag in _CELLS)
+            self._wrap(element, child, in_link, in_cell)
 
-    def _wrap(self, parent: etree.Element, child: etree.Element | None, in_link: bool) -> None:
+    def _wrap(self, parent: etree.Element, child: etree.Element | None, in_link: bool, in_cell: bool) -> None:
         """The intervals in ``parent``'s text (``child`` None) or in ``child``'s tail, each put in an
         ``abbr`` with its form's title; the page's first outside a link also in a link to the note."""
         text = _plain((parent.text if child is None else child.tail) or "")
@@ -87,9 +98,11 @@ class IntervalTooltips(Treeprocessor):
             return
         nodes = []
         for index, one in enumerate(found):
-            # The class keeps it on one line, as in a table cell (whole_intervals.py): "[9.78–" and
-            # "12.0×]" must not part at the line's end.
-            abbr = etree.Element("abbr", {"title": one.form.title, "class": INTERVAL_CLASS})
+            # The class keeps it on one line: "[9.78–" and "12.0×]" must not part at the line's end.
+            attributes = {"title": one.form.title}
+            if not in_cell or one.form.name in WHOLE_IN_CELLS:
+                attributes["class"] = INTERVAL_CLASS
+            abbr = etree.Element("abbr", attributes)
             abbr.text = one.text
             node = abbr
             if not self._linked and not in_link:

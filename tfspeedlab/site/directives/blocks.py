@@ -10,7 +10,6 @@ from tfspeedlab.analysis import drift
 from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.coverage import HEADLINE
 from tfspeedlab.analysis.xla import xla_pairs
-from tfspeedlab.results.cpu import cpu_description
 from tfspeedlab.results.schema import ResultsFile
 from tfspeedlab.results.store import load_failure
 from tfspeedlab.site import charts, coverage_tables, markdown, tables, templating
@@ -98,7 +97,7 @@ def _provenance(context: Context, found: ResultsFile, runner: str, example: str)
     link = f"[{path}]({context.repo_url.rstrip('/')}/blob/main/{path})" if context.repo_url else markdown.code(path)
     commit = env.get("git_commit")
     return templating.render("provenance.md.j2", measured=env["utc_time"][:16].replace("T", " "),
-                             cpu=None if env.get("gpus") else cpu_description(env),
+                             cpu=None if env.get("gpus") else context.cpu_name.with_sets(env),
                              commit=commit[:10] if commit else None, link=link)
 
 
@@ -167,7 +166,7 @@ def xla_summary(context: Context) -> str:
         with_xla = [(found, pairs) for found in context.results[runner].values() if (pairs := xla_pairs(found))]
         if not with_xla:
             return not_measured(runner, "the XLA workloads")
-        return tables.xla_summary_table(with_xla) + "\n"
+        return tables.xla_summary_table(with_xla, context.cpu_name) + "\n"
 
     return context.tabs(body)
 
@@ -252,6 +251,6 @@ def shared_workloads(context: Context, *, runner: Runner = "cpu") -> str:
     files = [results_of(timing.example) for item in shared.SHARED_TIMES for timing in item.timings]
     files += [again for item in shared.SHARED_TIMES for timing in item.timings
               for again in shared.other_cpus(results_of(timing.example), sittings_of(timing.example))]
-    return (f"{shared.times_table(results_of, page_link, time_of, sittings_of)}\n\n"
-            f"{shared.speedups_table(results_of, page_link, sittings_of)}\n\n"
-            f"{shared.cpu_legend(files)}\n")
+    return (f"{shared.times_table(results_of, page_link, time_of, sittings_of, context.cpu_name)}\n\n"
+            f"{shared.speedups_table(results_of, page_link, sittings_of, context.cpu_name)}\n\n"
+            f"{shared.cpu_legend(files, context.cpu_name)}\n")

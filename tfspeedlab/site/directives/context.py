@@ -10,6 +10,7 @@ from typing import Literal
 
 from tfspeedlab.analysis import cost_model
 from tfspeedlab.results import artifacts
+from tfspeedlab.results.cpu import CpuNames
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import RUNNERS, ResultsFile
 from tfspeedlab.site import markdown, templating
@@ -21,6 +22,10 @@ from tfspeedlab.site.samples import Samples
 Runner = Literal["cpu", "gpu"]
 
 CHART_DIR = "assets/results"
+# Where a reader learns to add GPU results: the page that installs TensorFlow's CUDA build and runs
+# the examples on a GPU ("Measure on your machine"; it has no GPU section of its own to link to). Not
+# the Runners page, which only lists the runners that measured and linked back to itself.
+GPU_HOW_TO = "reproduce.md"
 TRACE_URI = "assets/traces/{runner}/{example}/{name}"
 
 
@@ -55,6 +60,8 @@ class Context:
     remeasures: dict[str, dict[str, dict[str, ResultsFile]]] = field(default_factory=dict)
     # The same sittings widened by the drift between sittings, as pages show them (``sittings_of``).
     remeasures_shown: dict[str, dict[str, dict[str, ResultsFile]]] = field(default_factory=dict)
+    # The one name of each CPU model, over every file the build reads (``site_data.SiteData.cpu_names``).
+    cpu_name: CpuNames = field(default_factory=CpuNames)
     # What this page has shown once already (a method note): a new Context per page starts empty.
     shown: set[str] = field(default_factory=set, compare=False)
     # Every figure the build's pages have stated so far, by what it is a figure of: shared by the
@@ -74,6 +81,11 @@ class Context:
                                  f"{stated[1]}: state one figure per claim (the same directive), or say why they differ")
         return figure
 
+    def cpu_text(self, environment) -> markdown.Markdown:
+        """The CPU model's one name as prose shows it: the recorded model name is read from a file,
+        so it is escaped before it reaches a page (a table escapes its own cells)."""
+        return markdown.text(self.cpu_name(environment))
+
     def sittings_of(self, example: str, runner: str) -> list[ResultsFile]:
         """Every re-measure sitting's file of ``example`` on ``runner``, oldest sitting first, as a page
         shows it: widened by the drift between sittings where the build has them widened."""
@@ -92,7 +104,7 @@ class Context:
         empty GPU tab under every table."""
         measured = [runner for runner in RUNNERS if self.measured_anything(runner)]
         if measured == ["cpu"]:
-            line = (templating.render("no_gpu_line.md.j2", runners=self.relative("runners.md"))
+            line = (templating.render("no_gpu_line.md.j2", how_to=self.relative(GPU_HOW_TO))
                     if self.first_on_page("no GPU results") else "")
             return body_of("cpu") + ("\n" + line if line else "")
         return runner_tabs(body_of)

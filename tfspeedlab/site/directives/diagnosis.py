@@ -20,7 +20,7 @@ from tfspeedlab.analysis.diagnosis_report import split_verdict, text_report
 from tfspeedlab.analysis.materiality import MATERIAL_SPEEDUP, agrees
 from tfspeedlab.analysis.wording import Mode, format_speedup
 from tfspeedlab.results.schema import RUNNERS
-from tfspeedlab.site import markdown, per_cpu
+from tfspeedlab.site import markdown
 from tfspeedlab.site.directives.context import Context, Runner
 from tfspeedlab.site.directives.registry import directive
 from tfspeedlab.site.errors import DirectiveError
@@ -71,20 +71,17 @@ def _report(context: Context, sample: SavedDiagnosis) -> str:
     # A fence longer than any run of backticks in the text, which names the reader's files.
     fence = "`" * max(3, max((len(run) + 1 for run in re.findall(r"`+", tables + verdict_text)), default=0))
     boxed = textwrap.indent(f"{fence}text\n{verdict_text}\n{fence}", "    ")
-    measured = markdown.text(f"{machine_brief(environment)}, TensorFlow {environment['tensorflow']}, "
+    measured = markdown.text(f"{machine_brief(context, environment)}, TensorFlow {environment['tensorflow']}, "
                              f"{environment['utc_time'][:10]}")
     return (f"{fence}text\n{tables}\n{fence}\n\n"
             f'!!! abstract "Verdict"\n\n{boxed}\n\n'
             f"<small>Measured on {measured}.</small>\n")
 
 
-def machine_brief(environment) -> str:
-    """``AMD EPYC 25/17 with AVX2, AVX-512, 2 logical cores``: the machine in a line with no brackets
-    (``machine_summary`` spells out the family, model and stepping for the Runners page)."""
-    sets = per_cpu.instruction_sets(environment)
-    return (f"{per_cpu.cpu_name(environment)}"
-            + (f" with {sets}" if sets != "not recorded" else "")
-            + f", {environment['logical_cores']} logical cores")
+def machine_brief(context: Context, environment) -> str:
+    """``AMD EPYC 25/17 with AVX2, AVX-512, 2 logical cores``: the machine in a line, its CPU by the
+    name every table gives it."""
+    return f"{context.cpu_name.with_sets(environment)}, {environment['logical_cores']} logical cores"
 
 
 @directive("diagnosis_speedup", "One mode's speed-up over eager in a committed report, with its interval: ``11.8× [11.0–12.9×]``.")
@@ -148,8 +145,8 @@ def _agreement(context: Context, name: str, example: str, eager: str, graph: str
         pages_machine = ""
         if pages is not None:
             header.append("The guide's pages")
-            pages_machine = f" The guide's pages: {markdown.text(machine_brief(pages.environment))}."
-        machine = machine_brief(guide.environment)
+            pages_machine = f" The guide's pages: {markdown.text(machine_brief(context, pages.environment))}."
+        machine = machine_brief(context, guide.environment)
         return (markdown.table(header, rows, align=[markdown.LEFT] * len(header))
                 + f"\n\n<small>Same machine: {markdown.text(machine)}.{pages_machine}</small>\n")
 

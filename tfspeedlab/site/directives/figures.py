@@ -8,7 +8,7 @@ from typing import Literal
 
 from tfspeedlab.analysis import cost_model, dispatch, intervals, line_fit, op_layers, wording
 from tfspeedlab.analysis.xla import xla_pairs
-from tfspeedlab.results.cpu import cpu_description, same_cpu
+from tfspeedlab.results.cpu import same_cpu
 from tfspeedlab.results.schema import NotInResults
 from tfspeedlab.profiling import HOST_LAYERS
 from tfspeedlab.site import markdown, quantities, shared_workloads, tables
@@ -90,8 +90,8 @@ def agreement(context: Context, example: str, case: str, other_example: str, oth
     here, there = context.lookup(example, runner), context.lookup(other_example, runner)
     if not same_cpu(here.environment, there.environment):
         # Two machines differ by more than two runs do: no agreement to check.
-        return wording.not_compared_across_cpus(markdown.text(cpu_description(here.environment)),
-                                                markdown.text(cpu_description(there.environment)))
+        return wording.not_compared_across_cpus(context.cpu_text(here.environment),
+                                                context.cpu_text(there.environment))
     return wording.format_change(intervals.ratio(here.case(case), there.case(other_case)))
 
 
@@ -100,7 +100,7 @@ def agreement(context: Context, example: str, case: str, other_example: str, oth
 def across_cpus(context: Context, example: str, slow: str, fast: str, *, runner: Runner = "cpu") -> str:
     committed = context.lookup(example, runner)
     return wording.across_cpu_models(shared_workloads.across_cpus(committed, context.sittings_of(example, runner),
-                                                                  slow, fast))
+                                                                  slow, fast, context.cpu_text))
 
 
 @directive("xla_extremes", "XLA's worst and best against the plain graph over every pair measured: "

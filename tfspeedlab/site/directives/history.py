@@ -132,7 +132,7 @@ def history_versus(context: Context, example: str, case: str, other: str, releas
     if None in found.values():
         missing = [label for label, result in found.items() if result is None]
         raise DirectiveError(f"{example} · {missing} not measured on {release}")
-    return format_change(intervals.ratio(found[case], found[other]))
+    return format_change(trends.release_ratio(history, example, (wanted, found[case]), (wanted, found[other])))
 
 
 def _on_release(context: Context, example: str, case: str, release: str, runner: Runner) -> CaseResult:
@@ -179,7 +179,7 @@ def history_span(context: Context, example: str, *, runner: Runner = "cpu") -> s
         where = f"on {len(cpus)} CPU models (releases measured on different ones are not compared)"
     elif any(environment.get(name) is not None for environment in environments
              for name in ("cpu_family", "cpu_flags")):
-        where = f"all on one CPU model ({markdown.text(cpus[0])})"
+        where = f"all on one CPU model, {markdown.text(context.cpu_name.with_sets(environments[0]))}"
     else:  # files older than the harness's CPU fields: one machine, but which model it was is unknown
         where = (f"all on one machine whose CPU model was not recorded (its name only: "
                  f"{markdown.text(cpus[0])}), so no other page's run can be called the same CPU model or another")

@@ -9,7 +9,7 @@ from tfspeedlab.results.repo import examples_dir
 from tfspeedlab.results.schema import RUNNERS
 from tfspeedlab.site import listing as listings
 from tfspeedlab.site import quantities, tables, templating
-from tfspeedlab.site.directives.context import Context
+from tfspeedlab.site.directives.context import GPU_HOW_TO, Context
 from tfspeedlab.site.directives.registry import directive
 from tfspeedlab.site.errors import DirectiveError
 from tfspeedlab.site.runners import machine_summary, not_measured
@@ -56,7 +56,7 @@ def environment(context: Context) -> str:
         found = context.results[runner]
         if not found:
             return not_measured(runner, "any example")
-        return tables.environment_table(list(found.values())) + "\n"
+        return tables.environment_table(list(found.values()), context.cpu_name.with_sets) + "\n"
 
     return context.tabs(body)
 
@@ -73,7 +73,7 @@ def measured_on(context: Context, *, only: str = "") -> str:
         found = [results for name, results in context.results[runner].items() if not examples or name in examples]
         # Each machine with how many of the examples ran on it: a page whose figures come from two
         # CPU models says which holds most, and that their times are not to be set side by side.
-        by_machine = Counter(machine_summary(results.environment) for results in found)
+        by_machine = Counter(machine_summary(results.environment, context.cpu_name.with_sets) for results in found)
         dates = sorted(results.environment["utc_time"][:10] for results in found)
         lines.append({
             "title": f"{runner.upper()} runner",
@@ -85,7 +85,8 @@ def measured_on(context: Context, *, only: str = "") -> str:
                                 if results.environment.get("tf_keras")}),
             "dates": (dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}") if dates else "",
             "missing": "not yet measured." if runner == "cpu" else
-                       "not yet measured on GPU; every figure in this guide comes from the CPU runner.",
+                       ("not yet measured on GPU; every figure in this guide comes from the CPU runner. "
+                        f"[Measure on your machine]({context.relative(GPU_HOW_TO)}) says how to add GPU results."),
         })
     return templating.render("measured_on.md.j2", lines=lines, runners=context.relative("runners.md"),
                              shared=context.relative("runners.md") + "#the-same-workload-on-several-pages")

@@ -4,6 +4,7 @@ over them, for the pages that lead with a factor a reader's machine may not shar
 from __future__ import annotations
 
 from tfspeedlab.analysis import intervals, wording
+from tfspeedlab.results.cpu import instruction_sets
 from tfspeedlab.site import markdown, per_cpu, shared_workloads
 from tfspeedlab.site.directives.context import Context, Runner
 from tfspeedlab.site.directives.registry import directive
@@ -35,7 +36,7 @@ def by_cpu(context: Context, example: str, base: str, *cases: str) -> str:
         for index, found in enumerate(per_cpu.files_by_cpu(committed, context.sittings_of(example, runner))):
             speedups = [intervals.ratio(found.case(base_case), found.case(case)) for _, case in columns]
             rows.append((speedups[0].value if speedups else 0.0, [
-                per_cpu.cpu_name(found.environment), per_cpu.instruction_sets(found.environment),
+                context.cpu_name(found.environment), instruction_sets(found.environment),
                 found.environment["utc_time"][:16].replace("T", " "), RUN_NAMES[index > 0],
                 *(format_time(found.case(case).measurement.per_call_s) for case in (base_case, *dict(columns).values())),
                 *(wording.speedup_cell(speedup) for speedup in speedups)]))
@@ -56,7 +57,7 @@ def call_costs_by_cpu(context: Context) -> str:
         costs = per_cpu.all_call_costs(context.results[runner])
         if not costs:
             return not_measured(runner, "the fixed cost of a call")
-        rows = [[per_cpu.cpu_name(found.results.environment), per_cpu.instruction_sets(found.results.environment),
+        rows = [[context.cpu_name(found.results.environment), instruction_sets(found.results.environment),
                  found.results.environment["utc_time"][:16].replace("T", " "),
                  wording.time_with_interval(found.graph_call), wording.time_with_interval(found.eager_per_op),
                  wording.number_with_interval(found.break_even),
@@ -110,13 +111,13 @@ def measured_summary(context: Context) -> str:
                                "slower and another clearly faster.")
 def across_cpus_span(context: Context, example: str, slow: str, fast: str, *, runner: Runner = "cpu") -> str:
     found = shared_workloads.across_cpus(context.lookup(example, runner), context.sittings_of(example, runner),
-                                         slow, fast)
+                                         slow, fast, context.cpu_text)
     return wording.across_cpu_span(found)
 
 
 @directive("cpu_name", "The CPU model an example was measured on, as the per-CPU tables name it: ``AMD EPYC 25/1``.")
 def cpu_name(context: Context, example: str, *, runner: Runner = "cpu") -> str:
-    return per_cpu.cpu_name(context.lookup(example, runner).environment)
+    return context.cpu_text(context.lookup(example, runner).environment)
 
 
 @directive("fixed_call_cost", "The fixed cost of a `tf.function` call as one example's line gives it (a row of "

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 from tfspeedlab.analysis.wording import NO_GROWTH_BYTES_PER_CALL
-from tfspeedlab.results.cpu import cpu_description
 from tfspeedlab.site import markdown, memory_tables, settings_tables, shared_workloads
 from tfspeedlab.site.directives.context import Context, Runner
 from tfspeedlab.site.directives.registry import directive
@@ -69,16 +68,16 @@ def precision_check(context: Context, example: str) -> str:
     return context.example_tabs(example, settings_tables.precision_check)
 
 
-@directive("environment_cpu", "The CPU an example was measured on, with what tells it apart: ``AMD EPYC (family 25, "
-                              "model 1, stepping 1; AVX2)``.")
+@directive("environment_cpu", "The CPU an example was measured on, by the name every table gives it, with the "
+                              "instruction sets its kernels depend on: ``AMD EPYC 25/1 with AVX2``.")
 def environment_cpu(context: Context, example: str, *, runner: Runner = "cpu") -> str:
-    return markdown.text(cpu_description(context.lookup(example, runner).environment))
+    return markdown.text(context.cpu_name.with_sets(context.lookup(example, runner).environment))
 
 
-@directive("environment_when", "The CPU an example was measured on and when (UTC): ``AMD EPYC (family 25, model 1, "
-                               "stepping 1; AVX2), 2026-12-03 17:34``, for an absolute time stated away from its table.")
+@directive("environment_when", "The CPU an example was measured on and when (UTC): ``AMD EPYC 25/1 with AVX2, "
+                               "2026-12-03 17:34``, for an absolute time stated away from its table.")
 def environment_when(context: Context, example: str, *, runner: Runner = "cpu") -> str:
-    return markdown.text(shared_workloads.cpu_and_date(context.lookup(example, runner)))
+    return markdown.text(shared_workloads.cpu_and_date(context.lookup(example, runner), context.cpu_name.with_sets))
 
 
 @directive("onednn_default", "Whether TensorFlow ran its oneDNN operations by default where a grid was measured, as "

@@ -9,7 +9,7 @@ from tfspeedlab.analysis import wording, xla
 from tfspeedlab.site.directives.context import Context, Runner
 from tfspeedlab.site.directives.registry import NOT_IN_QUICK_RUN, directive
 from tfspeedlab.site.errors import DirectiveError
-from tfspeedlab.site import markdown, per_cpu
+from tfspeedlab.site import markdown
 from tfspeedlab.units import format_time
 
 
@@ -74,7 +74,7 @@ def xla_cpus(context: Context, *, runner: Runner = "cpu") -> str:
     by_cpu: dict[str, list[str]] = {}
     for example, found in sorted(context.results[runner].items()):
         if xla.xla_pairs(found):
-            by_cpu.setdefault(per_cpu.cpu_name(found.environment), []).append(example)
+            by_cpu.setdefault(context.cpu_text(found.environment), []).append(example)
     if not by_cpu:
         raise DirectiveError(f"no {runner} results file measures a graph/XLA pair")
     main, *others = sorted(by_cpu, key=lambda name: -len(by_cpu[name]))
