@@ -17,8 +17,8 @@
 import tensorflow as tf
 
 import tfspeedlab
-from tfspeedlab import profiling
-from tfspeedlab.profiling.trace import trace_events
+from tfspeedlab.core import profiling
+from tfspeedlab.core.profiling.trace import trace_events
 
 # Profiler events on the path of one call, and what each covers. A `tf.function`
 # call runs its graph through the function runtime (KernelAndDeviceFunc::Run),

@@ -30,7 +30,7 @@ import os
 import numpy as np
 
 import tfspeedlab
-from tfspeedlab.run.machine import onednn_enabled
+from tfspeedlab.harness.machine import onednn_enabled
 
 # Setting: (environment set before TensorFlow is imported, (inter-op, intra-op) threads, pinned to one core).
 SETTINGS = {

@@ -17,7 +17,8 @@
 import tensorflow as tf
 
 import tfspeedlab
-from tfspeedlab import PeakMemory, profiling
+from tfspeedlab import PeakMemory
+from tfspeedlab.core import profiling
 
 MODES = ("eager", "graph", "xla")
 

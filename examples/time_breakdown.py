@@ -15,7 +15,7 @@
 import tensorflow as tf
 
 import tfspeedlab
-from tfspeedlab import profiling
+from tfspeedlab.core import profiling
 
 STEPS = 50  # three ops per step: multiply, add, relu
 

@@ -52,7 +52,7 @@ def _own_jiffies() -> int:
 
 def _apply(setting: str) -> dict:
     """Change the harness for this child process; what it did, for the report."""
-    from tfspeedlab.measure import timer
+    from tfspeedlab.core.measure import timer
 
     if setting == "blocks10":
         timer.TARGET_BLOCKS = 10
@@ -94,8 +94,8 @@ def _check_load(timer) -> dict:
 
 def child(setting: str, example: str, out: Path) -> None:
     notes = _apply(setting)
-    from tfspeedlab.run import catalog
-    from tfspeedlab.run.cases import run_workload
+    from tfspeedlab.harness import catalog
+    from tfspeedlab.harness.cases import run_workload
 
     workload = catalog.discover(None)[example].load().workload(quick=False)
     results = run_workload(workload, "cpu", quick=False, progress=lambda line: None)

@@ -29,9 +29,9 @@ import jupytext
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
-from tfspeedlab.results.repo import REPO_ROOT
-from tfspeedlab.results.store import write_text_atomic
-from tfspeedlab.run.catalog import discover
+from tfspeedlab.core.results.repo import REPO_ROOT
+from tfspeedlab.core.results.store import write_text_atomic
+from tfspeedlab.harness.catalog import discover
 
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}

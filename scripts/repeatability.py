@@ -10,11 +10,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.wording import format_interval
-from tfspeedlab.results.store import load_results
-from tfspeedlab.analysis.summary import text_columns
-from tfspeedlab.units import format_ratio
+from tfspeedlab.core.results.store import load_results
+from tfspeedlab.core.stats import intervals
+from tfspeedlab.core.stats.summary import text_columns
+from tfspeedlab.core.units import format_ratio
+from tfspeedlab.core.wording import format_interval
 
 # The acceptance bar: two back-to-back runs agree on every speed-up within this.
 AGREEMENT = 0.10

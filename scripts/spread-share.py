@@ -17,8 +17,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tfspeedlab.measure.measurement import IQR_WARN_THRESHOLD  # noqa: E402
-from tfspeedlab.results.store import load_runner  # noqa: E402
+from tfspeedlab.core.measure.measurement import IQR_WARN_THRESHOLD  # noqa: E402
+from tfspeedlab.core.results.store import load_runner  # noqa: E402
 
 
 def main() -> int:

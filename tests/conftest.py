@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tfspeedlab.measure.measurement import Measurement
-from tfspeedlab.results.schema import CaseResult, ResultsFile
+from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.results.schema import CaseResult, ResultsFile
 
 REPO = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

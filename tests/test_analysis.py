@@ -3,12 +3,12 @@ import math
 import pytest
 
 from conftest import synthetic_results
-from tfspeedlab.analysis import sweeps
-from tfspeedlab.spec.layout import Sweep
+from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.results.schema import CaseResult, ResultsFile
+from tfspeedlab.core.spec.layout import Sweep
+from tfspeedlab.core.stats import sweeps
+from tfspeedlab.core.units import UNIT_SPACE
 from tfspeedlab.site import quantities
-from tfspeedlab.measure.measurement import Measurement
-from tfspeedlab.results.schema import CaseResult, ResultsFile
-from tfspeedlab.units import UNIT_SPACE
 
 
 def sweep_results(times: dict[str, dict[int, float]], name="op_chain", parameter="n_ops") -> ResultsFile:
@@ -94,8 +94,8 @@ def _case(label, scale, **params):
 def test_xla_pairs_keep_every_workload_apart_and_know_the_keras_and_step_pairs():
     from dataclasses import replace
 
-    from tfspeedlab.analysis.wording import Verdict, verdict
-    from tfspeedlab.analysis.xla import xla_pairs
+    from tfspeedlab.core.wording import Verdict, verdict
+    from tfspeedlab.xla.pairs import xla_pairs
 
     holdout = replace(synthetic_results(), baseline=None, cases=(
         _case("500 ops · graph", 2e-3, mode="graph", n_ops=500), _case("500 ops · xla", 1e-3, mode="xla", n_ops=500),
@@ -118,11 +118,11 @@ def test_xla_pairs_keep_every_workload_apart_and_know_the_keras_and_step_pairs()
 def test_where_the_gap_closes_reads_for_a_range_the_last_size_and_nowhere():
     from unittest import mock
 
-    from tfspeedlab.analysis import sweeps as sweeps_module
+    from tfspeedlab.core.stats import sweeps as sweeps_module
 
     results = sweep_results({"eager": line(0.0, 20e-6), "graph": line(200e-6, 1e-6)})
     largest = sweeps_module.sweep(results, "eager")[-1][0]
-    noun = quantities._parameter_noun(results)
+    noun = quantities.parameter_noun(results)
     for value, phrase in ((None, f"at no measured {noun}"), (largest, f"at {noun} {largest}, the largest measured"),
                           (1, f"from {noun} 1 up")):
         with mock.patch.object(sweeps_module, "difference_fades_at", return_value=value):
@@ -132,8 +132,8 @@ def test_where_the_gap_closes_reads_for_a_range_the_last_size_and_nowhere():
 def test_where_neither_mode_is_clearly_faster_reads_from_the_first_size_of_the_run_of_unclear_ones():
     from unittest import mock
 
-    from tfspeedlab.analysis import intervals
-    from tfspeedlab.analysis import sweeps as sweeps_module
+    from tfspeedlab.core.stats import intervals
+    from tfspeedlab.core.stats import sweeps as sweeps_module
 
     results = sweep_results({"eager": line(0.0, 20e-6), "graph": line(200e-6, 1e-6)})
     sizes = [x for x, _ in sweeps_module.sweep(results, "eager")]
@@ -141,7 +141,7 @@ def test_where_neither_mode_is_clearly_faster_reads_from_the_first_size_of_the_r
     # Unclear at the last two sizes only, after a clear one: the run starts at the second to last.
     found = [clear] * (len(sizes) - 2) + [unclear, unclear]
     with mock.patch.object(sweeps_module, "speedups", return_value=list(zip(sizes, found))):
-        assert quantities.derived(results, "unclear_from") == f"from {quantities._parameter_noun(results)} {sizes[-2]:g} up"
+        assert quantities.derived(results, "unclear_from") == f"from {quantities.parameter_noun(results)} {sizes[-2]:g} up"
     with mock.patch.object(sweeps_module, "speedups", return_value=[(x, clear) for x in sizes]):
         assert quantities.derived(results, "unclear_from").startswith("at no measured")
 
@@ -151,12 +151,12 @@ def test_a_jit_payback_gives_its_steps_at_both_ends_of_the_speed_up_interval():
     counts at either end of the per-step speed-up's interval, which hold it between them."""
     from pathlib import Path
 
-    from tfspeedlab.analysis import backends
-    from tfspeedlab.results.store import load_results
+    from tfspeedlab.backends import grid
+    from tfspeedlab.core.results.store import load_results
 
     results = load_results(Path(__file__).parents[1] / "results" / "cpu" / "keras_backends.json")
-    found = [paid for pivot in backends.model_pivots(results).values()
-             for backend in ("TensorFlow", "JAX") for paid in [backends.payback(pivot, backend)]
+    found = [paid for pivot in grid.model_pivots(results).values()
+             for backend in ("TensorFlow", "JAX") for paid in [grid.payback(pivot, backend)]
              if paid is not None and paid.steps is not None]
     assert found, "no backend paid back in the committed run"
     for paid in found:

@@ -6,8 +6,8 @@ shared with the layout test of every page.
 
 import pytest
 
-from tfspeedlab.analysis import cost_model
-from tfspeedlab.results.store import load_runner
+from tfspeedlab.core.results.store import load_runner
+from tfspeedlab.core.stats import cost_model
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,10 @@ from dataclasses import replace
 import pytest
 
 from conftest import synthetic_results
-from tfspeedlab.analysis import intervals, wording
-from tfspeedlab.measure.measurement import Measurement
-from tfspeedlab.results import provenance
+from tfspeedlab.core import wording
+from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.results import provenance
+from tfspeedlab.core.stats import intervals
 from tfspeedlab.site import build_cache
 
 
@@ -22,7 +23,7 @@ def fresh_cache(tmp_path, monkeypatch):
     yield tmp_path / "cache"
     for cache in (intervals.INTERVAL_CACHE, provenance.DEFINITIONS_CACHE, intervals.INTERVALS_ASKED):
         cache.clear()
-    build_cache._Cache.folder = None
+    build_cache.BuildCache.folder = None
 
 
 def a_build(root, results):
@@ -101,7 +102,7 @@ def test_a_changed_results_file_reaches_the_page_at_the_next_build(tmp_path, mon
     the tree it was made from: what ``mkdocs serve`` does after a re-measure."""
     import markdown as python_markdown
 
-    from tfspeedlab.results.store import write_results
+    from tfspeedlab.core.results.store import write_results
     from tfspeedlab.site import site_data
 
     for runner in ("cpu", "gpu"):

@@ -5,15 +5,15 @@ from dataclasses import replace
 import pytest
 
 from conftest import synthetic_results
-from tfspeedlab.analysis import op_layers
-from tfspeedlab.measure.measurement import Measurement
-from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS
-from tfspeedlab.results.schema import CaseResult
-from tfspeedlab.site import bar_charts, charts, tables, views
-from tfspeedlab.spec.layout import Grid, OpLayers, Sweep
-from tfspeedlab.analysis.wording import ONE_PROCESS
-from tfspeedlab.units import format_time
-from tfspeedlab.units import UNIT_SPACE
+from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.profiling import HOST_LAYERS, HOST_LAYER_LABELS
+from tfspeedlab.core.results.schema import CaseResult
+from tfspeedlab.core.spec.layout import Grid, OpLayers, Sweep
+from tfspeedlab.core.stats import op_layers
+from tfspeedlab.core.units import UNIT_SPACE, format_time
+from tfspeedlab.core.wording import ONE_PROCESS
+from tfspeedlab.render import charts
+from tfspeedlab.site import bar_charts, tables, views
 
 
 def test_chart_has_caption_units_and_both_themes():
@@ -282,9 +282,11 @@ from matplotlib.collections import PolyCollection  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
 from conftest import REPO  # noqa: E402
-from tfspeedlab.analysis import intervals  # noqa: E402
-from tfspeedlab.results.store import load_runner  # noqa: E402
-from tfspeedlab.site import bar_scale, history_charts, split_grid_charts  # noqa: E402
+from tfspeedlab.core.results.store import load_runner  # noqa: E402
+from tfspeedlab.core.stats import intervals  # noqa: E402
+from tfspeedlab.history import charts as history_charts
+from tfspeedlab.render import bar_scale
+from tfspeedlab.site import split_grid_charts  # noqa: E402
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
-"""The package's shape, checked on its source: one wording module, small modules, no catch-all
-around directive handlers, exit codes and usage errors defined once."""
+"""The package's shape, checked on its source: one wording module, no module reaching into another's
+private names, no catch-all around directive handlers, exit codes and usage errors defined once."""
 
 import ast
 import re
@@ -10,8 +10,7 @@ import pytest
 from conftest import REPO
 
 PACKAGE = REPO / "tfspeedlab"
-WORDING = PACKAGE / "analysis" / "wording.py"
-MAX_LINES = 500
+WORDING = PACKAGE / "core" / "wording.py"
 # What words a verdict: only the wording module may spell these, in a string, an f-string or a format
 # string. A factor and a verdict word ("2.0× faster", "{}× slower", "{} faster"), a comparison
 # ("faster than"), the four verdicts' own phrases and every phrase they retired.
@@ -74,10 +73,35 @@ def verdict_literals(source: str) -> list[str]:
             if any(pattern.search(text) for pattern in VERDICT_PATTERNS)]
 
 
-def test_no_module_is_over_500_lines():
-    long = {path.relative_to(REPO).as_posix(): count for path in sources()
-            if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
-    assert not long, f"split these modules (each over {MAX_LINES} lines): {long}"
+def private_imports(source: str) -> list[str]:
+    """Every ``from tfspeedlab… import _name`` and ``module._name`` of an imported tfspeedlab module:
+    a private name is its module's own business, so a module sized by its job needs no seam."""
+    tree = ast.parse(source)
+    modules, found = set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tfspeedlab"):
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append(f"line {node.lineno}: from {node.module} import {alias.name}")
+                modules.add(alias.asname or alias.name)
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules
+                and node.attr.startswith("_") and not node.attr.startswith("__")):
+            found.append(f"line {node.lineno}: {node.value.id}.{node.attr}")
+    return found
+
+
+def test_the_private_name_checker_finds_an_import_and_an_attribute():
+    source = "from tfspeedlab.render import charts\nfrom tfspeedlab.render.charts import _svg\ncharts._style()\n"
+    assert private_imports(source) == ["line 2: from tfspeedlab.render.charts import _svg", "line 3: charts._style"]
+    assert private_imports("from tfspeedlab.render import charts\ncharts.figure_svg()\n") == []
+
+
+@pytest.mark.parametrize("folder", ["tfspeedlab", "tests"])
+def test_no_module_or_test_reaches_into_another_modules_private_names(folder):
+    found = {path.relative_to(REPO).as_posix(): hits for path in sorted((REPO / folder).rglob("*.py"))
+             if (hits := private_imports(path.read_text(encoding="utf-8")))}
+    assert not found, f"make these names public, or keep their use inside their module: {found}"
 
 
 def test_the_verdict_checker_finds_a_verdict_in_a_literal_an_f_string_or_a_format_string():
@@ -95,7 +119,7 @@ def test_the_verdict_checker_finds_a_verdict_in_a_literal_an_f_string_or_a_forma
 def test_verdict_words_are_spelt_only_in_the_wording_module():
     found = {path.relative_to(REPO).as_posix(): literals for path in sources() if path != WORDING
              if (literals := verdict_literals(path.read_text(encoding="utf-8")))}
-    assert not found, f"use tfspeedlab.analysis.wording (Verdict, its phrases) instead: {found}"
+    assert not found, f"use tfspeedlab.core.wording (Verdict, its phrases) instead: {found}"
 
 
 def test_no_catch_all_around_directive_handlers():
@@ -115,18 +139,18 @@ def test_usage_errors_and_exit_codes_are_defined_once():
     text = {path: path.read_text(encoding="utf-8") for path in sources()}
     printed = {path.relative_to(REPO).as_posix(): source.count("tfspeedlab: error:") for path, source in text.items()
                if "tfspeedlab: error:" in source}
-    assert printed == {"tfspeedlab/cli.py": 1}, "raise UsageError (tfspeedlab.run.exits); cli.main prints it"
+    assert printed == {"tfspeedlab/cli.py": 1}, "raise UsageError (tfspeedlab.harness.exits); cli.main prints it"
     definitions = [f"{path.relative_to(REPO)}: {match}" for path, source in text.items()
                    for match in re.findall(r"^(EXIT_\w+)\s*=", source, flags=re.MULTILINE)]
     names = [line.split(": ")[1] for line in definitions]
     assert len(names) == len(set(names)), definitions
 
 
-@pytest.mark.parametrize("module", ["tfspeedlab.site.errors", "tfspeedlab.site.directives"])
+@pytest.mark.parametrize("module", ["tfspeedlab.render.errors", "tfspeedlab.site.directives"])
 def test_one_directive_error_base(module):
     import importlib
 
-    from tfspeedlab.site.errors import DirectiveError
+    from tfspeedlab.render.errors import DirectiveError
 
     assert importlib.import_module(module).DirectiveError is DirectiveError
     subclasses = [cls.__name__ for cls in DirectiveError.__subclasses__()]

@@ -6,12 +6,12 @@ import dataclasses
 import pytest
 
 from conftest import run_cli, synthetic_results
-from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.compare import CompareError, compare
-from tfspeedlab.analysis.wording import Verdict
-from tfspeedlab.measure.measurement import Measurement
-from tfspeedlab.results.schema import CaseResult
-from tfspeedlab.results.store import write_results
+from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.results.schema import CaseResult
+from tfspeedlab.core.results.store import write_results
+from tfspeedlab.core.stats import intervals
+from tfspeedlab.core.wording import Verdict
+from tfspeedlab.harness.compare import CompareError, compare
 
 # Three processes of ten blocks each, a few percent of noise, as a quiet machine gives.
 NOISE = (1.00, 1.03, 0.98, 1.05, 1.01, 0.99, 1.02, 1.04, 1.00, 0.97)

@@ -1,4 +1,4 @@
-"""`tfspeedlab.run.diagnose`: the verdicts for the three kinds of function the guide measures (many
+"""`tfspeedlab.diagnosis.function`: the verdicts for the three kinds of function the guide measures (many
 small ops, one big kernel, a function that retraces), the retracing probe, and the break-even.
 
 The verdicts rest on measured ratios, but only where the guide's own measurements put them far
@@ -14,17 +14,17 @@ import pytest
 import tensorflow as tf
 
 from tfspeedlab.cli import main
-from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.diagnosis import break_even, from_json, pool, to_json
-from tfspeedlab.analysis.materiality import MATERIAL_SPEEDUP, agrees
-from tfspeedlab.analysis.diagnosis_report import text_report
-from tfspeedlab.measure import timer
-from tfspeedlab.run import diagnose as diagnose_module
-from tfspeedlab.run.diagnose import diagnose, probe_retracing
-from tfspeedlab.analysis.diagnosis_core import Diagnosis, ModeResult
-from tfspeedlab.measure.measurement import Measurement
-from tfspeedlab.run import diagnose_threads
-from tfspeedlab.run.targets import TargetError
+from tfspeedlab.core.measure import timer
+from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.stats import intervals
+from tfspeedlab.core.stats.cost_model import break_even
+from tfspeedlab.core.stats.materiality import MATERIAL_SPEEDUP, agrees
+from tfspeedlab.diagnosis import function as diagnose_module, threads as diagnose_threads
+from tfspeedlab.diagnosis.function import diagnose, probe_retracing
+from tfspeedlab.diagnosis.function_codec import from_json, to_json
+from tfspeedlab.diagnosis.function_core import Diagnosis, ModeResult, pool
+from tfspeedlab.diagnosis.report import text_report
+from tfspeedlab.diagnosis.targets import TargetError
 
 # A budget every part fits in on any machine, once the timed blocks take a small share of it (below):
 # parts that fit run as fast as they can, so a larger budget costs these tests no time.

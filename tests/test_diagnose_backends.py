@@ -11,9 +11,9 @@ import keras
 import pytest
 
 from conftest import run_cli
-from tfspeedlab.run import diagnose_backends
-from tfspeedlab.run.exits import UsageError
-from tfspeedlab.run.targets import TargetError
+from tfspeedlab.diagnosis import backends as diagnose_backends
+from tfspeedlab.diagnosis.targets import TargetError
+from tfspeedlab.harness.exits import UsageError
 
 JAX_INSTALLED = importlib.util.find_spec("jax") is not None
 
@@ -80,14 +80,14 @@ def test_backends_are_for_a_model_file(tmp_path):
 
 def _runs(per_call_s, first_call_s, spread=0.02):
     """Two processes' blocks around ``per_call_s``, as the backend probes write them."""
-    from tfspeedlab.measure.measurement import Measurement
+    from tfspeedlab.core.measure.measurement import Measurement
 
     return tuple(Measurement(tuple(per_call_s * (1 + spread * (k % 5 - 2) / 2 + 0.01 * p) for k in range(20)),
                              10, first_call_s, "test") for p in range(2))
 
 
 def test_the_report_pays_back_a_costlier_first_call_and_says_when_there_is_none():
-    from tfspeedlab.analysis.backend_diagnosis import BackendCall, BackendDiagnosis, text_report, to_json
+    from tfspeedlab.diagnosis.backend_core import BackendCall, BackendDiagnosis, text_report, to_json
 
     calls = {"train_on_batch": {"tensorflow": BackendCall("train_on_batch", "tensorflow", _runs(2e-3, 0.1)),
                                 "jax": BackendCall("train_on_batch", "jax", _runs(1e-3, 1.1))},

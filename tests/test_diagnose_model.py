@@ -1,4 +1,4 @@
-"""`tfspeedlab.run.diagnose_model`: a reader's own Keras model through the predict ladder and the
+"""`tfspeedlab.diagnosis.model`: a reader's own Keras model through the predict ladder and the
 training calls.
 
 The one timed verdict asserted is the predict ladder's: on a small MLP, calling the model (directly
@@ -13,13 +13,13 @@ import json
 import keras
 import pytest
 
-from tfspeedlab.analysis.model_diagnosis import (
-    CALLS, FROM_FILE, FROM_TFSPEEDLAB, PREDICT, TRAINING, model_from_json, model_text_report, model_to_json)
-from tfspeedlab.analysis.model_diagnosis_core import START_PAGE
-from tfspeedlab.analysis.materiality import MATERIAL_SPEEDUP
-from tfspeedlab.run import diagnose_model as diagnose_model_module
-from tfspeedlab.run.diagnose_model import diagnose_model
-from tfspeedlab.run.targets import TargetError
+from tfspeedlab.core.stats.materiality import MATERIAL_SPEEDUP
+from tfspeedlab.diagnosis import model as diagnose_model_module
+from tfspeedlab.diagnosis.model import diagnose_model
+from tfspeedlab.diagnosis.model_codec import model_from_json, model_to_json
+from tfspeedlab.diagnosis.model_core import CALLS, FROM_FILE, FROM_TFSPEEDLAB, PREDICT, START_PAGE, TRAINING
+from tfspeedlab.diagnosis.report import model_text_report
+from tfspeedlab.diagnosis.targets import TargetError
 
 BATCH = 8
 BUDGET_S = 0.2

@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, synthetic_results
-from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.materiality import agrees
-from tfspeedlab.analysis.diagnosis_report import text_report
-from tfspeedlab.site import directives
-from tfspeedlab.analysis.diagnosis_files import DiagnosisFileError
 from tfspeedlab.cli import main
-from tfspeedlab.results.schema import ResultsFile, to_dict
-from tfspeedlab.results.store import write_json_atomic
-from tfspeedlab.site.samples import Samples, load_samples
+from tfspeedlab.core.results.schema import ResultsFile, to_dict
+from tfspeedlab.core.results.store import write_json_atomic
+from tfspeedlab.core.stats import intervals
+from tfspeedlab.core.stats.materiality import agrees
+from tfspeedlab.diagnosis.report import text_report
+from tfspeedlab.diagnosis.samples import Samples, load_samples
+from tfspeedlab.diagnosis.saved import DiagnosisFileError
+from tfspeedlab.site import directives
 
 COMMITTED = load_samples(REPO / "results", "cpu")
 # Each sample, the example it comes from, and its eager, tf.function and XLA cases there.
@@ -147,5 +147,5 @@ def test_pool_joins_saved_diagnoses_when_no_results_file_sits_in_both(tmp_path, 
 
 
 def test_a_pooled_budget_reads_to_the_tenth_of_a_second():
-    from tfspeedlab.analysis.diagnosis_report import _seconds
-    assert [_seconds(value) for value in (30.0, 68.4024, 176.9, 0.5)] == ["30", "68.4", "176.9", "0.5"]
+    from tfspeedlab.diagnosis.report import plain_seconds
+    assert [plain_seconds(value) for value in (30.0, 68.4024, 176.9, 0.5)] == ["30", "68.4", "176.9", "0.5"]

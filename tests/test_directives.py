@@ -7,12 +7,12 @@ import markdown as python_markdown
 import pytest
 
 from conftest import synthetic_results
-from tfspeedlab.measure.measurement import Measurement
-from tfspeedlab.results.schema import CaseResult
+from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.results.schema import CaseResult
+from tfspeedlab.core.spec.layout import Sweep
+from tfspeedlab.core.units import UNIT_SPACE, format_time
 from tfspeedlab.site import directives
 from tfspeedlab.site.directives import DirectiveError
-from tfspeedlab.spec.layout import Sweep
-from tfspeedlab.units import UNIT_SPACE, format_time
 
 
 def context(tmp_path, *files, gpu=()):
@@ -209,7 +209,7 @@ def test_estimator_experiment_lists_every_candidate_and_marks_the_chosen_one(tmp
 
 def test_estimator_summary_says_which_candidate_the_data_favours_and_never_stops_the_build(tmp_path, monkeypatch):
     """The estimator is a method chosen once: a re-measure that favours another still builds, and says so."""
-    from tfspeedlab.analysis import intervals
+    from tfspeedlab.core.stats import intervals
 
     ctx = context(tmp_path, runs_results(eager=10e-3, graph=1e-3))
     said = []
@@ -340,7 +340,7 @@ def test_listing_is_a_collapsed_box_holding_the_script_without_notebook_markers(
 def test_listing_of_every_example_keeps_its_code_and_drops_every_marker():
     import ast
 
-    from tfspeedlab.results.repo import examples_dir
+    from tfspeedlab.core.results.repo import examples_dir
     from tfspeedlab.site.listing import readable_source
 
     scripts = sorted(examples_dir().glob("*.py"))

@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 from conftest import synthetic_results
-from tfspeedlab.analysis import drift, intervals, sweeps
-from tfspeedlab.measure.measurement import Measurement
-from tfspeedlab.results.cpu import cpu_description, same_cpu
-from tfspeedlab.spec.layout import Sweep
-from tfspeedlab.results.schema import CaseResult
+from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.results.cpu import cpu_description, same_cpu
+from tfspeedlab.core.results.schema import CaseResult
+from tfspeedlab.core.spec.layout import Sweep
+from tfspeedlab.core.stats import intervals, sweeps
+from tfspeedlab.fairness import drift
 
 ZEN5 = {"cpu_model": "AMD EPYC", "cpu_flags": ["avx2", "avx512f", "avx_vnni"], "cpu_family": 26,
         "cpu_model_number": 2, "cpu_stepping": 1}
@@ -136,8 +137,8 @@ def test_a_sweep_table_and_a_sentence_quoting_one_of_its_points_give_one_interva
 def test_the_release_history_is_widened_by_the_pooled_drift():
     """A release's passes are sittings on a machine no re-measure checked: its intervals take the
     drift pooled over the re-measured examples, as a committed file on another CPU does."""
-    from tfspeedlab.results.history import ReleaseResults
-    from tfspeedlab.spec.releases import Release
+    from tfspeedlab.core.results.history import ReleaseResults
+    from tfspeedlab.core.spec.releases import Release
 
     committed = {"small_ops": sitting(1e-3, "2026-12-02T10:00:00+00:00"),
                  "matmul": sitting(1e-3, "2026-12-02T10:00:00+00:00", example="matmul")}

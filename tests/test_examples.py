@@ -5,9 +5,9 @@ import sys
 import pytest
 
 from conftest import REPO
-from tfspeedlab import profiling
-from tfspeedlab.run import catalog
-from tfspeedlab.results.store import load_results
+from tfspeedlab.core import profiling
+from tfspeedlab.core.results.store import load_results
+from tfspeedlab.harness import catalog
 
 EXAMPLES = sorted(catalog.discover())
 # Examples that need an optional extra, and whether it is installed here.
@@ -163,7 +163,7 @@ def test_step_profile_records_layers_and_peak_memory_per_mode(quick_results):
 
 
 def test_op_layers_times_every_entry_point_at_every_size(quick_results):
-    from tfspeedlab.analysis import op_layers
+    from tfspeedlab.core.stats import op_layers
 
     results = load_results(quick_results / "cpu" / "op_layers.json")
     sizes = op_layers.sizes(results)
@@ -183,7 +183,7 @@ def test_grappler_folds_a_chain_of_adds_unless_told_not_to():
     script = """
 import collections, pathlib, sys, tempfile
 import tensorflow as tf
-from tfspeedlab import profiling
+from tfspeedlab.core import profiling
 
 def kernels(arithmetic):
     tf.config.optimizer.set_experimental_options({"arithmetic_optimization": arithmetic})
@@ -336,7 +336,7 @@ def test_every_feed_trains_once_traced_and_measures_its_wait(quick_results):
 
 
 def test_every_memory_loop_is_followed_in_parts_with_the_heap_apart(quick_results):
-    from tfspeedlab.analysis.memory_growth import growth
+    from tfspeedlab.core.stats.memory_growth import growth
 
     results = load_results(quick_results / "cpu" / "memory.json")
     assert {case.params["call"] for case in results.cases} == {"predict", "new model"}

@@ -19,22 +19,20 @@ import pytest
 import yaml
 
 from conftest import build_site, default_sigint, site_results, synthetic_results
-from tfspeedlab.analysis import history as trends
-from tfspeedlab.analysis import intervals
 from tfspeedlab.cli import main
-from tfspeedlab.run import environments
-from tfspeedlab.spec.releases import ALL_RELEASES, Release, UnknownReleaseError, parse_selection
-from tfspeedlab.measure.measurement import Measurement
-from tfspeedlab.results.history import ENVIRONMENT_FAILURE, ENVIRONMENT_RECORD, load_history, release_folder
-from tfspeedlab.results.merge import merge_results
-from tfspeedlab.results.pool import PoolError, pool
-from tfspeedlab.results.schema import CaseResult, ResultsFile, ResultsFileError, to_dict
-from tfspeedlab.results.store import write_json_atomic
-from tfspeedlab.run.catalog import ExampleScript
-from tfspeedlab.site import history_charts, history_tables
-from tfspeedlab.site.directives.history import chart_uri
-from tfspeedlab.spec.layout import Grid
-from tfspeedlab.units import format_time
+from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.results.history import ENVIRONMENT_FAILURE, ENVIRONMENT_RECORD, load_history, release_folder
+from tfspeedlab.core.results.merge import merge_results
+from tfspeedlab.core.results.pool import PoolError, pool
+from tfspeedlab.core.results.schema import CaseResult, ResultsFile, ResultsFileError, to_dict
+from tfspeedlab.core.results.store import write_json_atomic
+from tfspeedlab.core.spec.layout import Grid
+from tfspeedlab.core.spec.releases import ALL_RELEASES, Release, UnknownReleaseError, parse_selection
+from tfspeedlab.core.stats import intervals
+from tfspeedlab.core.units import format_time
+from tfspeedlab.harness.catalog import ExampleScript
+from tfspeedlab.history import charts, environments, tables, trends
+from tfspeedlab.history.directives import chart_uri
 
 REPO = Path(__file__).resolve().parent.parent
 INSTALLED = Release(*(int(part) for part in __import__("tensorflow").__version__.split(".")[:2]))
@@ -354,14 +352,14 @@ def test_a_history_measured_in_two_sittings_charts_each_sitting_as_a_line_of_its
                                                                         environment, (case,))))
         write_json_atomic(folder / ENVIRONMENT_RECORD, {"release": name, "tensorflow": f"{name}.0", "packages": []})
     history = load_history(tmp_path, "cpu")
-    series = history_charts.trend_series(history, "startup", trends.HISTORY_GROUP)
+    series = charts.trend_series(history, "startup", trends.HISTORY_GROUP)
     # "Pass", as the page and the passes table name them.
     assert list(series) == ["import tensorflow · pass 1", "import tensorflow · pass 2"]
     one, two = ([point.estimate_s for point in points] for points in series.values())
     assert all(0.99 < a < 1.1 for a in one) and all(1.49 < b < 1.6 for b in two)
-    quantities = history_charts.trend_quantities(history, "startup", trends.HISTORY_GROUP)
+    quantities = charts.trend_quantities(history, "startup", trends.HISTORY_GROUP)
     assert quantities == {"import tensorflow": "cold start: import time"}
-    svg = history_charts.trend_svg(series, [item.release for item in history], "startup", trends.HISTORY_GROUP, "light",
+    svg = charts.trend_svg(series, [item.release for item in history], "startup", trends.HISTORY_GROUP, "light",
                                    quantities)
     assert "pass 2" in svg and "no interval: one process per pass" in svg and "sitting" not in svg
     # A cold start is labelled as one, not as a time per call.
@@ -377,7 +375,7 @@ def test_releases_measured_on_different_cpu_models_are_not_compared(tmp_path):
                                                    "environment": {**results.environment, "cpu_model": "Other"}})))
     history = load_history(tmp_path, "cpu")
     assert trends.steps(history, "releases") == []
-    assert "not compared (different CPUs)" in history_tables.trend_table(history, "releases", "ops")
+    assert "not compared (different CPUs)" in tables.trend_table(history, "releases", "ops")
     with pytest.raises(trends.DifferentMachines, match="different CPU models"):
         trends.across(history, "releases", "graph", Release(2, 15), Release(2, 16))
 
@@ -478,7 +476,7 @@ def test_the_environment_table_says_which_modes_a_release_did_not_run(tmp_path):
     results = _release_results(1.0)
     write_json_atomic(path, to_dict(ResultsFile(**{**results.__dict__, "params": {"not_run": {"x · TF1-style": "r"}},
                                                    "source": None})))
-    table = history_tables.environments_table(load_history(tmp_path, "cpu"), "releases")
+    table = tables.environments_table(load_history(tmp_path, "cpu"), "releases")
     assert "measured; not run: x · TF1-style" in table
 
 
@@ -552,8 +550,8 @@ def test_a_real_older_release_builds_and_runs(tmp_path):
 
 
 def test_a_change_between_releases_reads_in_the_four_verdicts_and_none_from_one_process():
-    from tfspeedlab.analysis import wording
-    from tfspeedlab.analysis.intervals import Ratio
+    from tfspeedlab.core import wording
+    from tfspeedlab.core.stats.intervals import Ratio
 
     wide = wording.change_cell(Ratio(1.1, 0.04, 19.0, processes=3))
     assert wide.startswith("inconclusive here (") and "slower to" in wide
@@ -580,21 +578,21 @@ def _passes_tree(root: Path, per_pass: int) -> list:
 def test_a_change_from_one_process_per_pass_gets_no_verdict_however_many_passes_pooled_it(tmp_path):
     """Start-up's history pools two passes of one process each: its last row read "inconclusive here
     (52.5× slower to 25.0× faster)" beside a chart saying "no interval: one process per pass"."""
-    from tfspeedlab.analysis import wording
+    from tfspeedlab.core import wording
 
     history = _passes_tree(tmp_path / "one", per_pass=1)
     labels = {"import tensorflow": "import tensorflow"}
     change = trends.across(history, "startup", "import tensorflow", Release(2, 15), Release(2, 16))
     assert change.one_process and change.value == pytest.approx(2.0, rel=0.05)
-    table = history_tables.times_table(history, "startup", labels)
+    table = tables.times_table(history, "startup", labels)
     assert table.splitlines()[-3].endswith(f"| {wording.NO_VERDICT_CELL} |")  # the last row, then the note
     assert table.rstrip().endswith(wording.ONE_PROCESS_NOTE)
     assert not any(step.significant for step in trends.steps(history, "startup"))
     assert trends.material_steps(history, "startup") == []
-    shifts = history_tables.sittings_table(history, "startup")
+    shifts = tables.sittings_table(history, "startup")
     assert f"| {wording.NO_VERDICT_CELL} |" in shifts and shifts.rstrip().endswith(wording.ONE_PROCESS_NOTE)
     # Two processes in each pass: a verdict, as before.
     history = _passes_tree(tmp_path / "two", per_pass=2)
     change = trends.across(history, "startup", "import tensorflow", Release(2, 15), Release(2, 16))
     assert not change.one_process
-    assert wording.NO_VERDICT_CELL not in history_tables.times_table(history, "startup", labels)
+    assert wording.NO_VERDICT_CELL not in tables.times_table(history, "startup", labels)

@@ -16,11 +16,11 @@ import markdown as python_markdown
 import pytest
 
 from conftest import PASSING_EXAMPLE, REPO, SLOW_EXAMPLE, default_sigint, output_after_interrupt, build_site, run_cli, snapshot, synthetic_results
-from tfspeedlab.results import artifacts
-from tfspeedlab.results.merge import MergeError, merge_results
-from tfspeedlab.results.schema import MAX_FILE_BYTES, MAX_TEXT, ResultsFileError, to_dict
-from tfspeedlab.results.store import load_failure, load_results, load_runner, write_json_atomic, write_results
-from tfspeedlab.run import catalog
+from tfspeedlab.core.results import artifacts
+from tfspeedlab.core.results.merge import MergeError, merge_results
+from tfspeedlab.core.results.schema import MAX_FILE_BYTES, MAX_TEXT, ResultsFileError, to_dict
+from tfspeedlab.core.results.store import load_failure, load_results, load_runner, write_json_atomic, write_results
+from tfspeedlab.harness import catalog
 from tfspeedlab.site import directives, tables
 from tfspeedlab.site.directives import DirectiveError
 from tfspeedlab.site.markdown_ext import malformed_directive
@@ -408,7 +408,7 @@ def test_12_concurrent_publishing_never_fails(tmp_path):
     code = textwrap.dedent(f'''
         import sys
         from pathlib import Path
-        from tfspeedlab.results import artifacts
+        from tfspeedlab.core.results import artifacts
         out = Path({str(tmp_path)!r})
         for i in range(40):
             staging = artifacts.start_staging(out)

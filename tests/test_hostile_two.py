@@ -17,19 +17,19 @@ import markdown as python_markdown
 import pytest
 
 from conftest import REPO, build_site, run_cli, snapshot, synthetic_results
-from tfspeedlab.analysis.compare import CompareError, compare
-from tfspeedlab.analysis.diagnosis_files import DiagnosisFileError, load as load_diagnosis
 from tfspeedlab.cli import main
-from tfspeedlab.results.history import ReleaseResults, load_history, release_folder
-from tfspeedlab.results.pool import PoolError, pool
-from tfspeedlab.results.schema import ResultsFileError
-from tfspeedlab.results.store import read_json, write_json_atomic, write_results
-from tfspeedlab.run import environments
-from tfspeedlab.run.exits import UsageError
-from tfspeedlab.run.report_files import check_report_paths
-from tfspeedlab.site import history_tables, site_data, tables
-from tfspeedlab.site.markdown import text
-from tfspeedlab.spec.releases import Release, release_from_folder
+from tfspeedlab.core.results.history import ReleaseResults, load_history, release_folder
+from tfspeedlab.core.results.pool import PoolError, pool
+from tfspeedlab.core.results.schema import ResultsFileError
+from tfspeedlab.core.results.store import read_json, write_json_atomic, write_results
+from tfspeedlab.core.spec.releases import Release, release_from_folder
+from tfspeedlab.diagnosis.report_files import check_report_paths
+from tfspeedlab.diagnosis.saved import DiagnosisFileError, load as load_diagnosis
+from tfspeedlab.harness.compare import CompareError, compare
+from tfspeedlab.harness.exits import UsageError
+from tfspeedlab.history import environments, tables as history_tables
+from tfspeedlab.render.markdown import text
+from tfspeedlab.site import site_data, tables
 
 SAMPLE = '''
 import os
@@ -110,7 +110,7 @@ def test_1_a_trace_named_outside_the_safe_set_stops_the_build_naming_it(tmp_path
     traces.mkdir(parents=True)
     (traces / hostile).write_bytes(b"trace")
     with pytest.raises(site_data.SiteDataError, match="kept trace's name"):
-        site_data._load(root)
+        site_data.load(root)
 
 
 # 2. Text at the end of a cell cannot set HTML attributes through attr_list.
@@ -439,7 +439,7 @@ def test_13_a_damaged_diagnosis_stops_the_build_in_one_line(tmp_path):
     data["environment"]["gpus"] = ["H200"]
     (root / "cpu" / "diagnose" / "small_ops.json").write_text(json.dumps(data))
     with pytest.raises(site_data.SiteDataError, match="gpus"):
-        site_data._load(root)
+        site_data.load(root)
 
 
 # 14. Deeply nested JSON is a one-line error for compare, merge and the build.
@@ -454,7 +454,7 @@ def test_14_deeply_nested_json_is_a_clear_error_everywhere(tmp_path, capsys):
     assert main(["merge", str(tmp_path / "r"), "--into", str(tmp_path / "into")]) == 2
     assert "nests too deeply" in capsys.readouterr().err
     with pytest.raises(site_data.SiteDataError, match="nests too deeply"):
-        site_data._load(tmp_path / "r")
+        site_data.load(tmp_path / "r")
 
 
 # 15. pool validates sittings and sitting_runs.

@@ -73,7 +73,7 @@ def test_process_groups_of_a_full_run_start_fresh(tmp_path):
 
 def test_fork_is_allowed_only_before_tensorflows_runtime_starts_and_without_variables():
     code = textwrap.dedent('''
-        from tfspeedlab.run import launch
+        from tfspeedlab.harness import launch
         print(launch.fork_allowed({}))           # TensorFlow not imported: nothing to gain
         import tensorflow as tf
         print(launch.fork_allowed({}))           # imported, runtime not started

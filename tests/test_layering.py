@@ -1,22 +1,26 @@
-"""The package's import graph: no cycles, imports only downwards, no lazy imports of our own modules.
+"""The package's import graph: no cycles, imports only downwards, features apart, no lazy imports.
 
 Every ``.py`` under ``tfspeedlab/`` is parsed with ``ast`` (nothing is
 imported), so the check sees function-level imports as well as module-level
-ones. Layers and their ranks (a module may import its own layer and lower
-ranks; ``run`` and ``site`` share a rank but may not import each other, and
-nothing outside ``site`` may import it):
+ones. A feature is one package; the layers and their ranks (a module may
+import its own layer and lower ranks; features share a rank and never import
+each other; nothing outside ``site`` and the entry points may import ``site``):
 
-    0  units, spec, measure
-    1  profiling, resident_memory
-    2  results
-    3  analysis
-    4  run, site
-    5  cli, the package's __init__, __main__
+    0  core.units, core.spec, core.measure       what a measurement is
+    1  core.profiling
+    2  core.results                              results files: schema, store, pool, merge
+    3  core.stats, core.wording                  intervals and statistics; the verdicts in words
+    4  render                                    Markdown, directive registry and Context, chart helpers
+    5  harness                                   running examples
+    6  the features: backends, costmodel, diagnosis, fairness, history, memory, settings, xla
+    7  site                                      the MkDocs plugin and the generic pages' directives
+    8  cli, the package's __init__, __main__
 
-An import of ``tfspeedlab.a.b`` is an edge to that module only, not to its
-parent packages (whose ``__init__`` Python also runs): the root ``__init__``
-is the public API at the top, and counting it would make every module depend
-on rank 5.
+An import under ``if TYPE_CHECKING:`` names a type for annotations only and
+runs nothing, so it is no edge. An import of ``tfspeedlab.a.b`` is an edge to
+that module only, not to its parent packages (whose ``__init__`` Python also
+runs): the root ``__init__`` is the public API at the top, and counting it
+would make every module depend on rank 8.
 """
 
 from __future__ import annotations
@@ -31,10 +35,10 @@ from conftest import REPO
 PACKAGE = REPO / "tfspeedlab"
 ROOT = "tfspeedlab"
 
-RANKS = {"units": 0, "spec": 0, "measure": 0, "profiling": 1, "resident_memory": 1, "results": 2, "analysis": 3,
-         "run": 4, "site": 4, "cli": 5, "__init__": 5, "__main__": 5}
-# Equal-rank layers that still may not import each other (either way).
-SEPARATE = {frozenset({"run", "site"})}
+FEATURES = ("backends", "costmodel", "diagnosis", "fairness", "history", "memory", "settings", "xla")
+RANKS = {"core.units": 0, "core.spec": 0, "core.measure": 0, "core": 0, "core.profiling": 1, "core.results": 2,
+         "core.stats": 3, "core.wording": 3, "render": 4, "harness": 5, **dict.fromkeys(FEATURES, 6), "site": 7,
+         "cli": 8, "__init__": 8, "__main__": 8}
 
 
 def module_name(path: Path, package: Path = PACKAGE) -> str:
@@ -45,9 +49,12 @@ def module_name(path: Path, package: Path = PACKAGE) -> str:
 
 
 def layer(module: str) -> str:
-    """``tfspeedlab.results.schema`` → ``results``; the root package → ``__init__``."""
+    """``tfspeedlab.core.results.schema`` → ``core.results``; ``tfspeedlab.history.trends`` →
+    ``history``; the root package → ``__init__``."""
     parts = module.split(".")
-    return "__init__" if len(parts) == 1 else parts[1]
+    if len(parts) == 1:
+        return "__init__"
+    return ".".join(parts[1:3]) if parts[1] == "core" and len(parts) > 2 else parts[1]
 
 
 def discover(package: Path = PACKAGE) -> dict[str, Path]:
@@ -76,15 +83,26 @@ def imports_of(source: str, module: str, is_package: bool, known: set[str]) -> l
             base = (_resolve_relative(module, is_package, node.level, node.module) if node.level
                     else node.module or "")
             for alias in node.names:
-                # `from tfspeedlab.results import artifacts` imports the submodule when there is one.
+                # `from tfspeedlab.core.results import artifacts` imports the submodule when there is one.
                 submodule = f"{base}.{alias.name}"
                 add(submodule if submodule in known else base, node.lineno, in_function)
+        if _type_checking_only(node):
+            return
         inside = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
         for child in ast.iter_child_nodes(node):
             visit(child, inside)
 
     visit(ast.parse(source), False)
     return found
+
+
+def _type_checking_only(node: ast.AST) -> bool:
+    """``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``): what it imports never runs."""
+    if not isinstance(node, ast.If):
+        return False
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 def import_graph(package: Path = PACKAGE):
@@ -141,10 +159,8 @@ def forbidden(source: str, target: str) -> str | None:
     a, b = layer(source), layer(target)
     if a == b:
         return None
-    if b == "site":
-        return "nothing outside tfspeedlab.site may import it"
-    if frozenset({a, b}) in SEPARATE:
-        return f"{a} and {b} may not import each other"
+    if a in FEATURES and b in FEATURES:
+        return f"features never import each other: {a} and {b} (what both need belongs in core or render)"
     if RANKS[b] > RANKS[a]:
         return f"{a} (rank {RANKS[a]}) may not import {b} (rank {RANKS[b]})"
     return None
@@ -161,36 +177,47 @@ def test_the_cycle_detector_finds_a_hand_made_cycle():
 
 def test_the_import_parser_sees_every_kind_of_import(tmp_path):
     package = tmp_path / "tfspeedlab"
-    (package / "results").mkdir(parents=True)
-    for name in ("__init__.py", "units.py", "results/__init__.py", "results/artifacts.py", "results/schema.py"):
+    (package / "core" / "results").mkdir(parents=True)
+    for name in ("__init__.py", "core/__init__.py", "core/units.py", "core/results/__init__.py",
+                 "core/results/artifacts.py", "core/results/schema.py"):
         (package / name).write_text("")
-    (package / "results" / "store.py").write_text(
+    (package / "core" / "results" / "store.py").write_text(
         "import os\n"
-        "import tfspeedlab.units\n"
-        "from tfspeedlab.results import artifacts, schema\n"
+        "import tfspeedlab.core.units\n"
+        "from tfspeedlab.core.results import artifacts, schema\n"
         "from . import schema as again\n"
         "def later():\n"
-        "    from tfspeedlab.units import x\n"
+        "    from tfspeedlab.core.units import x\n"
         "    import tensorflow\n"
     )
-    (package / "units.py").write_text("from tfspeedlab.results.store import y\n")
+    (package / "core" / "units.py").write_text("from tfspeedlab.core.results.store import y\n")
     graph, lazy = import_graph(package)
-    assert graph["tfspeedlab.results.store"] == {"tfspeedlab.units": 2, "tfspeedlab.results.artifacts": 3,
-                                                 "tfspeedlab.results.schema": 3}
-    assert lazy == ["tfspeedlab/results/store.py:6 imports tfspeedlab.units"]  # not tensorflow
-    assert find_cycle(graph) == ["tfspeedlab.results.store", "tfspeedlab.units", "tfspeedlab.results.store"]
-    assert forbidden("tfspeedlab.units", "tfspeedlab.results.store")
+    assert graph["tfspeedlab.core.results.store"] == {"tfspeedlab.core.units": 2, "tfspeedlab.core.results.artifacts": 3,
+                                                      "tfspeedlab.core.results.schema": 3}
+    assert lazy == ["tfspeedlab/core/results/store.py:6 imports tfspeedlab.core.units"]  # not tensorflow
+    assert find_cycle(graph) == ["tfspeedlab.core.results.store", "tfspeedlab.core.units", "tfspeedlab.core.results.store"]
+    assert forbidden("tfspeedlab.core.units", "tfspeedlab.core.results.store")
 
 
 def test_the_layer_rules():
-    assert forbidden("tfspeedlab.analysis.sweeps", "tfspeedlab.results.schema") is None
-    assert forbidden("tfspeedlab.results.schema", "tfspeedlab.analysis.sweeps")
-    assert forbidden("tfspeedlab.run.report", "tfspeedlab.site.tables")
-    assert forbidden("tfspeedlab.site.tables", "tfspeedlab.run.catalog")
-    assert forbidden("tfspeedlab.cli", "tfspeedlab.site.plugin")
-    assert forbidden("tfspeedlab", "tfspeedlab.site")
+    assert forbidden("tfspeedlab.core.stats.sweeps", "tfspeedlab.core.results.schema") is None
+    assert forbidden("tfspeedlab.core.results.schema", "tfspeedlab.core.stats.sweeps")
+    assert forbidden("tfspeedlab.core.wording", "tfspeedlab.render.markdown")
+    assert forbidden("tfspeedlab.render.context", "tfspeedlab.diagnosis.samples")
+    assert forbidden("tfspeedlab.harness.report", "tfspeedlab.site.tables")
+    assert forbidden("tfspeedlab.history.directives", "tfspeedlab.memory.tables")
+    assert forbidden("tfspeedlab.history.directives", "tfspeedlab.render.context") is None
+    assert forbidden("tfspeedlab.diagnosis.command", "tfspeedlab.harness.launch") is None
+    assert forbidden("tfspeedlab.harness.worker", "tfspeedlab.diagnosis.targets")
+    assert forbidden("tfspeedlab.site.plugin", "tfspeedlab.history.charts") is None
+    assert forbidden("tfspeedlab.xla.pairs", "tfspeedlab.site.tables")
+    assert forbidden("tfspeedlab.cli", "tfspeedlab.site.plugin") is None
     assert forbidden("tfspeedlab.site.plugin", "tfspeedlab.site.tables") is None
-    assert forbidden("tfspeedlab.cli", "tfspeedlab.run.catalog") is None
+
+
+def test_an_import_for_annotations_only_is_no_edge():
+    source = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tfspeedlab.site import tables\n"
+    assert imports_of(source, "tfspeedlab.render.context", False, {"tfspeedlab.site.tables"}) == []
 
 
 @pytest.fixture(scope="module")
@@ -200,7 +227,7 @@ def package_graph():
 
 def test_every_module_belongs_to_a_ranked_layer(package_graph):
     graph, _ = package_graph
-    assert "tfspeedlab.results.artifacts" in graph and "tfspeedlab.site.plugin" in graph
+    assert "tfspeedlab.core.results.artifacts" in graph and "tfspeedlab.site.plugin" in graph
     unranked = sorted(name for name in graph if layer(name) not in RANKS)
     assert not unranked, f"give these modules' layers a rank: {unranked}"
 

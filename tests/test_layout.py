@@ -6,9 +6,9 @@ from dataclasses import replace
 import pytest
 
 from conftest import synthetic_results
-from tfspeedlab.results import schema
-from tfspeedlab.spec.layout import Cases, Grid, LayoutError, OpLayers, PerOp, Sweep, from_record, to_record
-from tfspeedlab.spec.workload import Case, Workload
+from tfspeedlab.core.results import schema
+from tfspeedlab.core.spec.layout import Cases, Grid, LayoutError, OpLayers, PerOp, Sweep, from_record, to_record
+from tfspeedlab.core.spec.workload import Case, Workload
 
 LAYOUTS = {
     "cases": Cases(),

@@ -1,19 +1,19 @@
 """Split grids and the fixed-cost fit: a row of times over batch sizes split into per call and per sample."""
 
-from tfspeedlab.analysis.intervals import Estimate
+from tfspeedlab.core.stats.intervals import Estimate
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from conftest import synthetic_results
-from tfspeedlab.analysis import line_fit
-from tfspeedlab.analysis.grid import parts, pivot, pivots
-from tfspeedlab.measure.measurement import Measurement
-from tfspeedlab.results.schema import CaseResult
+from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.results.schema import CaseResult
+from tfspeedlab.core.spec.layout import Grid, LayoutError, from_record, to_record
+from tfspeedlab.core.stats import line_fit
+from tfspeedlab.core.stats.grid import parts, pivot, pivots
 from tfspeedlab.site import tables, views
 from tfspeedlab.site.directives import DirectiveError, render
-from tfspeedlab.spec.layout import Grid, LayoutError, from_record, to_record
 from test_directives import context
 
 BATCHES = (1, 8, 64, 512)
@@ -172,7 +172,7 @@ def test_a_quick_run_that_left_out_a_part_says_so_in_place_of_the_fit(tmp_path):
 
 
 def test_a_missing_case_says_whether_its_file_is_a_quick_run():
-    from tfspeedlab.results.schema import MissingCaseError
+    from tfspeedlab.core.results.schema import MissingCaseError
 
     for quick in (True, False):
         with pytest.raises(MissingCaseError) as raised:

@@ -6,7 +6,7 @@ from importlib import metadata
 import pytest
 
 from conftest import REPO
-from tfspeedlab.run import machine
+from tfspeedlab.harness import machine
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="device nodes are a Linux answer")
@@ -30,7 +30,7 @@ def test_unknown_runner_is_refused():
 
 
 def test_a_cpu_process_that_never_used_tensorflow_records_it_without_importing_it():
-    code = ("import sys, json; from tfspeedlab.run import machine; "
+    code = ("import sys, json; from tfspeedlab.harness import machine; "
             "env = machine.capture('cpu'); "
             "print(json.dumps([env['tensorflow'], env['intra_op_threads'], env['gpus'], 'tensorflow' in sys.modules]))")
     version, threads, gpus, imported = _printed_json(code)
@@ -39,7 +39,7 @@ def test_a_cpu_process_that_never_used_tensorflow_records_it_without_importing_i
 
 
 def test_a_process_that_used_tensorflow_is_described_by_tensorflow_itself():
-    code = ("import sys, json, tensorflow as tf; from tfspeedlab.run import machine; "
+    code = ("import sys, json, tensorflow as tf; from tfspeedlab.harness import machine; "
             "tf.config.threading.set_intra_op_parallelism_threads(1); "
             "print(json.dumps([machine.capture('cpu')['intra_op_threads'], tf.__version__]))")
     threads, _ = _printed_json(code)
@@ -63,6 +63,6 @@ def _version(distribution):
 @pytest.mark.parametrize("setting, expected", [("0", False), ("1", True)])
 def test_the_environment_records_whether_onednn_was_on_as_tensorflow_decided(monkeypatch, setting, expected):
     monkeypatch.setenv("TF_ENABLE_ONEDNN_OPTS", setting)
-    code = ("import json, tensorflow as tf; from tfspeedlab.run import machine; "
+    code = ("import json, tensorflow as tf; from tfspeedlab.harness import machine; "
             "print(json.dumps(machine.capture('cpu')['onednn']))")
     assert _printed_json(code) is expected

@@ -6,7 +6,7 @@ import re
 import markdown as python_markdown
 import pytest
 
-from tfspeedlab.site import markdown as md
+from tfspeedlab.render import markdown as md
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 

@@ -9,17 +9,18 @@ import re
 import pytest
 
 from conftest import synthetic_results
-from tfspeedlab.analysis.intervals import Estimate
-from tfspeedlab.analysis.memory_growth import curve, followed_memory, growth, mean_interval
-from tfspeedlab.analysis.wording import (NO_GROWTH_BYTES_PER_CALL, Growth, format_growth, format_levelling,
-                                         growth_verdict)
-from tfspeedlab.resident_memory import follow_memory
-from tfspeedlab.results.pool import pool
-from tfspeedlab.results.schema import NotInResults, ResultsFileError, to_dict
-from tfspeedlab.results.store import load_results, write_results
-from tfspeedlab.run.isolation import gather
-from tfspeedlab.site import memory_charts, views
-from tfspeedlab.site.memory_tables import growth_phrase, growth_table, late_growth_phrase
+from tfspeedlab.core.measure.resident import follow_memory
+from tfspeedlab.core.results.pool import pool
+from tfspeedlab.core.results.schema import NotInResults, ResultsFileError, to_dict
+from tfspeedlab.core.results.store import load_results, write_results
+from tfspeedlab.core.stats.intervals import Estimate
+from tfspeedlab.core.stats.memory_growth import (curve, followed_memory, growth, growth_phrase, late_growth_phrase,
+                                                 mean_interval)
+from tfspeedlab.core.wording import NO_GROWTH_BYTES_PER_CALL, Growth, format_growth, format_levelling, growth_verdict
+from tfspeedlab.harness.isolation import gather
+from tfspeedlab.memory import charts
+from tfspeedlab.memory.tables import growth_table
+from tfspeedlab.site import views
 
 
 def followed(parts, heap=0.0, calls=100):
@@ -181,7 +182,7 @@ def test_a_followed_memory_file_is_charted_as_memory_over_calls():
     results = dataclasses.replace(synthetic_results(), cases=cases, baseline=None)
     assert followed_memory(results) and not followed_memory(synthetic_results())
     assert views.view_for(results).shows == "resident memory over calls"
-    svg = memory_charts.memory_over_calls_svg(results, "light")
+    svg = charts.memory_over_calls_svg(results, "light")
     # A panel per kind of loop, each in the unit its growth needs (20 KiB × 100 calls ≈ 2 MiB; 9 MB × 100 ≈ 858 MiB).
     assert "predict — memory since the loop began (MiB) over calls" in svg
     assert "new model — memory since the loop began (MiB) over models" in svg
@@ -195,7 +196,7 @@ def test_a_case_without_followed_memory_has_no_curve():
 
 
 def test_a_change_in_bytes_is_signed_by_one_formatter_with_a_minus_sign_and_no_signed_zero():
-    from tfspeedlab.analysis.wording import signed_bytes
+    from tfspeedlab.core.wording import signed_bytes
 
     assert signed_bytes(-33.5 * 1024, plus=True) == "−33.5\u00a0KiB"  # U+2212, as the memory page prints it
     assert signed_bytes(5661.3 * 1024, plus=True) == "+5.53\u00a0MiB"
@@ -206,8 +207,8 @@ def test_a_change_in_bytes_is_signed_by_one_formatter_with_a_minus_sign_and_no_s
 def test_the_keras_backends_memory_table_signs_its_slopes_as_the_memory_page_and_says_there_is_no_interval():
     from pathlib import Path
 
-    from tfspeedlab.results.store import load_runner
-    from tfspeedlab.site.backend_tables import memory_table
+    from tfspeedlab.core.results.store import load_runner
+    from tfspeedlab.backends.tables import memory_table
 
     results = load_runner(Path(__file__).resolve().parents[1] / "results" / "cpu", "cpu")["keras_backends"]
     rendered = memory_table(results)

@@ -8,9 +8,9 @@ import pytest
 
 from conftest import snapshot, synthetic_results
 from tfspeedlab import cli
-from tfspeedlab.results.merge import MergeError, merge_results
-from tfspeedlab.results.schema import ResultsFile, to_dict
-from tfspeedlab.results.store import load_results, write_failure, write_json_atomic, write_results
+from tfspeedlab.core.results.merge import MergeError, merge_results
+from tfspeedlab.core.results.schema import ResultsFile, to_dict
+from tfspeedlab.core.results.store import load_results, write_failure, write_json_atomic, write_results
 
 GPU = [{"name": "Test GPU", "device_type": "GPU"}]
 

@@ -17,9 +17,9 @@ import nbformat
 import pytest
 
 from conftest import REPO
-from tfspeedlab.analysis.summary import COLUMNS
-from tfspeedlab.results.store import load_results
-from tfspeedlab.run.supervisor import TIMEOUT_QUICK_S
+from tfspeedlab.core.results.store import load_results
+from tfspeedlab.core.stats.summary import COLUMNS
+from tfspeedlab.harness.supervisor import TIMEOUT_QUICK_S
 from tfspeedlab.site.views import view_for
 
 NOTEBOOK_DIR = REPO / "notebooks"

@@ -8,11 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from tfspeedlab.analysis import coverage, drift, intervals, wording, xla
-from tfspeedlab.analysis.intervals import Estimate, Ratio
-from tfspeedlab.site import directives, per_cpu, shared_workloads, site_data
-from tfspeedlab.site.errors import DirectiveError
-from tfspeedlab.units import format_time
+from tfspeedlab.core import wording
+from tfspeedlab.core.stats import intervals
+from tfspeedlab.core.stats.intervals import Estimate, Ratio
+from tfspeedlab.core.units import format_time
+from tfspeedlab.costmodel import per_cpu
+from tfspeedlab.fairness import coverage, drift
+from tfspeedlab.render import shared_workloads
+from tfspeedlab.render.errors import DirectiveError
+from tfspeedlab.site import directives, site_data
+from tfspeedlab.xla import pairs
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -24,7 +29,7 @@ def committed():
 
 def render(data, name, *args):
     context = directives.Context(results=data.results, results_root=REPO / "results", repo_url=None,
-                                 page_uri="xla.md", remeasures=data.remeasures,
+                                 page_uri="pairs.md", remeasures=data.remeasures,
                                  remeasures_shown=data.remeasures_shown)
     return directives.render(name, list(args), context)
 
@@ -45,19 +50,19 @@ def test_a_file_of_several_pairs_needs_the_pair_named(committed):
     assert render(committed, "xla_compile", "elementwise_size", "elements 1000000")
 
 
-def _pair(speedup: Ratio, graph_s=300e-6, xla_s=100e-6, graph_first=0.1, xla_first=0.4) -> xla.XlaPair:
-    return xla.XlaPair("—", graph_s, xla_s, graph_first, xla_first, speedup)
+def _pair(speedup: Ratio, graph_s=300e-6, xla_s=100e-6, graph_first=0.1, xla_first=0.4) -> pairs.XlaPair:
+    return pairs.XlaPair("—", graph_s, xla_s, graph_first, xla_first, speedup)
 
 
 def test_a_clear_win_repays_the_compile_after_the_added_time_over_the_saving():
     found = _pair(Ratio(3.0, 2.5, 3.5, processes=3))
-    assert xla.compile_added_s(found) == pytest.approx(0.3)
-    assert xla.payback_calls(found) == pytest.approx(0.3 / 200e-6)
+    assert pairs.compile_added_s(found) == pytest.approx(0.3)
+    assert pairs.payback_calls(found) == pytest.approx(0.3 / 200e-6)
 
 
 def test_no_saving_never_repays_and_a_first_call_no_slower_repays_at_once():
-    assert math.isinf(xla.payback_calls(_pair(Ratio(1.0, 0.9, 1.1, processes=3), xla_s=300e-6)))
-    assert xla.payback_calls(_pair(Ratio(3.0, 2.5, 3.5, processes=3), xla_first=0.05)) == 0.0
+    assert math.isinf(pairs.payback_calls(_pair(Ratio(1.0, 0.9, 1.1, processes=3), xla_s=300e-6)))
+    assert pairs.payback_calls(_pair(Ratio(3.0, 2.5, 3.5, processes=3), xla_first=0.05)) == 0.0
 
 
 @pytest.mark.parametrize("pair, opening", [
@@ -65,12 +70,12 @@ def test_no_saving_never_repays_and_a_first_call_no_slower_repays_at_once():
     ("elements 100", "may never repay itself: per call, XLA was "),
 ])
 def test_the_payback_reads_as_its_verdict_says(committed, pair, opening):
-    found = xla.pair_named(committed.results["cpu"]["elementwise_size"], pair)
+    found = pairs.pair_named(committed.results["cpu"]["elementwise_size"], pair)
     phrase = render(committed, "xla_payback", "elementwise_size", pair)
     assert phrase.startswith(opening)
     if wording.verdict(found.speedup) is wording.Verdict.FASTER:
         calls = int(phrase.removeprefix(opening).split()[0].replace(",", ""))
-        assert calls == pytest.approx(xla.payback_calls(found), rel=0.01)
+        assert calls == pytest.approx(pairs.payback_calls(found), rel=0.01)
     else:
         assert phrase.endswith(wording.page_speedup(found.speedup))
 
@@ -89,7 +94,7 @@ def test_the_first_call_range_is_the_fastest_and_slowest_process(committed):
 def test_the_xla_caption_names_every_cpu_model_behind_the_table(committed):
     caption = render(committed, "xla_cpus")
     names = {per_cpu.cpu_name(found.environment) for found in committed.results["cpu"].values()
-             if xla.xla_pairs(found)}
+             if pairs.xla_pairs(found)}
     assert all(name in caption for name in names)
 
 

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tfspeedlab.analysis import sweeps
-from tfspeedlab.site import directives, per_cpu, site_data
-from tfspeedlab.site.markdown import text
+from tfspeedlab.core.stats import sweeps
+from tfspeedlab.costmodel import per_cpu
+from tfspeedlab.render.markdown import text
+from tfspeedlab.site import directives, site_data
 from tfspeedlab.site.quantities import derived
 
 REPO = Path(__file__).resolve().parents[1]
@@ -131,8 +132,8 @@ def test_the_home_page_states_it_above_the_question_list():
 def test_the_xla_table_says_each_verdict_once_and_names_the_cpu_where_its_rows_mix_models(committed):
     """The "XLA vs graph" cell holds the verdict in the four wordings; no column repeats it in a fifth
     ("XLA faster"). Its examples ran on two CPU models: a column names each row's, clear rows first."""
-    from tfspeedlab.analysis.wording import Verdict, verdict
-    from tfspeedlab.analysis.xla import xla_pairs
+    from tfspeedlab.core.wording import Verdict, verdict
+    from tfspeedlab.xla.pairs import xla_pairs
     from tfspeedlab.site import tables
 
     rendered = directives.render("xla_summary", [], context(committed))

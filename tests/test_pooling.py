@@ -2,10 +2,10 @@
 
 import pytest
 
-from tfspeedlab.measure.measurement import Measurement, per_step
-from tfspeedlab.results.schema import CaseResult
-from tfspeedlab.results.timing import Timing
-from tfspeedlab.run.isolation import gather
+from tfspeedlab.core.measure.measurement import Measurement, per_step
+from tfspeedlab.core.results.schema import CaseResult
+from tfspeedlab.core.results.timing import Timing
+from tfspeedlab.harness.isolation import gather
 
 
 def run(samples, calls=10, first=0.05):

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tfspeedlab.profiling import trace as profiling
+from tfspeedlab.core.profiling import trace as profiling
 
 
 def trace(*events, threads=None):

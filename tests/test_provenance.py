@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, synthetic_results
-from tfspeedlab.results import provenance
+from tfspeedlab.core.results import provenance
 
 EXAMPLE = '''"""An example."""
 
@@ -48,7 +48,7 @@ SAME = {
     "import added": edited("import tensorflow as tf\n", "import math\nimport tensorflow as tf\n"),
     "import removed": edited("import tfspeedlab\n", ""),
     "import renamed": edited("from tfspeedlab import Case, Sweep, Workload",
-                             "from tfspeedlab.spec.workload import Case, Workload\nfrom tfspeedlab.spec.layout import Sweep"),
+                             "from tfspeedlab.core.spec.workload import Case, Workload\nfrom tfspeedlab.core.spec.layout import Sweep"),
     "docstring changed": edited('"""Many small ops."""', '"""Many, many small ops: see the guide."""'),
     "docstring removed": edited('    """Many small ops."""\n', ""),
     "module docstring changed": edited('"""An example."""', '"""Another example."""'),
@@ -104,7 +104,7 @@ def test_title_of_another_call_is_not_descriptive():
 
 # ------------------------------------------------------------ freshness against a commit
 
-TIMER = REPO / "tfspeedlab" / "measure" / "timer.py"
+TIMER = REPO / "tfspeedlab" / "core" / "measure" / "timer.py"
 
 
 def current_definitions(example: str, replace_file: Path | None = None, source: str | None = None):
@@ -153,7 +153,7 @@ def test_stale_when_a_timer_function_changed_since(monkeypatch, measured_at_a_kn
                         lambda commit: current_definitions("small_ops", TIMER.resolve(), then))
     verdict = provenance.freshness(results)
     assert verdict.fresh is False
-    assert (verdict.changed, verdict.path) == ("_calibrate", "tfspeedlab/measure/timer.py")
+    assert (verdict.changed, verdict.path) == ("_calibrate", "tfspeedlab/core/measure/timer.py")
 
 
 def test_stale_when_the_example_changed_since(monkeypatch, measured_at_a_known_commit):
@@ -187,7 +187,7 @@ def relative(paths):
 def test_measuring_files_of_an_example_include_its_script_and_the_timer(monkeypatch):
     monkeypatch.delenv("TFSPEEDLAB_EXAMPLES", raising=False)
     files = relative(provenance.measuring_files("small_ops"))
-    assert {"examples/small_ops.py", "tfspeedlab/measure/timer.py", "tfspeedlab/measure/measurement.py"} <= files
+    assert {"examples/small_ops.py", "tfspeedlab/core/measure/timer.py", "tfspeedlab/core/measure/measurement.py"} <= files
     # Pages, results and unrelated subpackages do not decide a measurement.
     assert not any(path.startswith(("tfspeedlab/site/", "tfspeedlab/results/", "tfspeedlab/profiling/"))
                    for path in files)
@@ -197,5 +197,5 @@ def test_measuring_files_follow_a_subpackage_the_example_imports(monkeypatch):
     monkeypatch.delenv("TFSPEEDLAB_EXAMPLES", raising=False)
     assert "from tfspeedlab import profiling" in (REPO / "examples" / "time_breakdown.py").read_text()
     files = relative(provenance.measuring_files("time_breakdown"))
-    assert {"examples/time_breakdown.py", "tfspeedlab/profiling/trace.py", "tfspeedlab/profiling/capture.py",
-            "tfspeedlab/measure/timer.py"} <= files
+    assert {"examples/time_breakdown.py", "tfspeedlab/core/profiling/trace.py", "tfspeedlab/core/profiling/capture.py",
+            "tfspeedlab/core/measure/timer.py"} <= files

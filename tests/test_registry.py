@@ -10,13 +10,13 @@ import markdown as python_markdown
 import pytest
 
 from conftest import REPO, synthetic_results
-from tfspeedlab.results.schema import RUNNERS
-from tfspeedlab.results.store import write_results
+from tfspeedlab.core.results.schema import RUNNERS
+from tfspeedlab.core.results.store import write_results
+from tfspeedlab.render import registry
+from tfspeedlab.render.context import Context
+from tfspeedlab.render.errors import DirectiveError
+from tfspeedlab.render.registry import REGISTRY, directive
 from tfspeedlab.site import directives, markdown_ext
-from tfspeedlab.site.directives import registry
-from tfspeedlab.site.directives.context import Context
-from tfspeedlab.site.directives.registry import REGISTRY, directive
-from tfspeedlab.site.errors import DirectiveError
 
 
 def context(tmp_path, *files):

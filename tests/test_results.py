@@ -3,9 +3,9 @@ import json
 import pytest
 
 from conftest import synthetic_results
-from tfspeedlab.analysis import intervals
-from tfspeedlab.results.schema import ResultsFileError, to_dict
-from tfspeedlab.results.store import load_results, load_runner, write_json_atomic, write_results
+from tfspeedlab.core.results.schema import ResultsFileError, to_dict
+from tfspeedlab.core.results.store import load_results, load_runner, write_json_atomic, write_results
+from tfspeedlab.core.stats import intervals
 
 
 def written(tmp_path, mutate=None):
@@ -38,7 +38,7 @@ def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path):
 
 def test_not_json_names_the_file(tmp_path):
     path = tmp_path / "broken.json"
-    path.write_text('{"schema": "tfspeedlab.results", ')
+    path.write_text('{"schema": "tfspeedlab.core.results", ')
     with pytest.raises(ResultsFileError, match="broken.json"):
         load_results(path)
 

@@ -6,14 +6,15 @@ import dataclasses
 import pytest
 
 from conftest import synthetic_results
-from tfspeedlab.measure.measurement import Measurement
-from tfspeedlab.results.history import ReleaseResults
-from tfspeedlab.results.schema import CaseResult
-from tfspeedlab.site import directives, history_tables, settings_tables
-from tfspeedlab.site.directives import history as history_directives
+from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.results.history import ReleaseResults
+from tfspeedlab.core.results.schema import CaseResult
+from tfspeedlab.core.spec.layout import Grid
+from tfspeedlab.core.spec.releases import Release
+from tfspeedlab.history import directives as history_directives, tables as history_tables
+from tfspeedlab.settings import tables as settings_tables
+from tfspeedlab.site import directives
 from tfspeedlab.site.tables import onednn_in_force, threads_in_force
-from tfspeedlab.spec.layout import Grid
-from tfspeedlab.spec.releases import Release
 
 
 def measured(seconds, processes=3, spread=0.01):

@@ -7,12 +7,13 @@ from pathlib import Path
 import pytest
 
 from conftest import synthetic_results
-from tfspeedlab.measure.measurement import Measurement
-from tfspeedlab.results.cpu import CpuNames, cpu_name, cpu_with_sets
-from tfspeedlab.results.schema import CaseResult
-from tfspeedlab.results.store import load_runner
-from tfspeedlab.site import directives, markdown, shared_workloads
-from tfspeedlab.site.shared_workloads import FIRST_ON_CPU, SharedTime, Timing
+from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.results.cpu import CpuNames, cpu_name, cpu_with_sets
+from tfspeedlab.core.results.schema import CaseResult
+from tfspeedlab.core.results.store import load_runner
+from tfspeedlab.render import markdown, shared_workloads
+from tfspeedlab.render.shared_workloads import FIRST_ON_CPU, SharedTime, Timing
+from tfspeedlab.site import directives
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -105,8 +106,8 @@ def test_other_cpu_models_keep_the_newest_of_each_and_leave_out_unnamed_cpus():
 
 
 def test_a_speedup_across_cpu_models_reads_as_its_range():
-    from tfspeedlab.analysis import wording
-    from tfspeedlab.analysis.intervals import Ratio
+    from tfspeedlab.core import wording
+    from tfspeedlab.core.stats.intervals import Ratio
 
     def ratio(value):
         return Ratio(value, value * 0.95, value * 1.05, processes=3)

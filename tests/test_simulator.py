@@ -9,8 +9,8 @@ from dataclasses import replace
 import pytest
 
 from conftest import REPO
-from tfspeedlab.analysis import cost_model, intervals
-from tfspeedlab.results.store import load_runner
+from tfspeedlab.core.results.store import load_runner
+from tfspeedlab.core.stats import cost_model, intervals
 from tfspeedlab.site import directives
 
 SIMULATOR_JS = REPO / "docs" / "assets" / "javascripts" / "simulator.js"

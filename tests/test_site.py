@@ -6,12 +6,13 @@ import re
 import pytest
 
 from conftest import REPO, build_site, site_results
-from tfspeedlab.analysis import intervals, op_layers, wording
-from tfspeedlab.results.schema import SCHEMA_VERSION
-from tfspeedlab.results.store import load_results
+from tfspeedlab.core import wording
+from tfspeedlab.core.results.schema import SCHEMA_VERSION
+from tfspeedlab.core.results.store import load_results
+from tfspeedlab.core.stats import intervals, op_layers
+from tfspeedlab.core.units import format_ratio, format_time
+from tfspeedlab.core.wording import time_with_interval
 from tfspeedlab.site import quantities
-from tfspeedlab.analysis.wording import time_with_interval
-from tfspeedlab.units import format_ratio, format_time
 
 
 def test_page_shows_the_figures_of_the_results_file_it_was_built_from(quick_site, quick_results):
@@ -111,7 +112,7 @@ def test_malformed_results_file_stops_the_build_naming_it(quick_results, tmp_pat
     results = site_results(quick_results, tmp_path / "results")
     broken = results / "gpu" / "small_ops.json"
     broken.parent.mkdir(exist_ok=True)
-    broken.write_text(json.dumps({"schema": "tfspeedlab.results", "schema_version": SCHEMA_VERSION}))
+    broken.write_text(json.dumps({"schema": "tfspeedlab.core.results", "schema_version": SCHEMA_VERSION}))
     completed = build_site(results, tmp_path / "site")
     assert completed.returncode != 0
     assert str(broken) in completed.stderr and "'runner'" in completed.stderr
@@ -198,9 +199,9 @@ def test_a_re_measure_that_favours_another_estimator_still_builds(tmp_path):
     the fastest block the steadiest candidate builds, and the page says which candidate it favours."""
     import shutil
 
-    from tfspeedlab.measure.measurement import Measurement
-    from tfspeedlab.results.schema import to_dict
-    from tfspeedlab.results.store import write_json_atomic
+    from tfspeedlab.core.measure.measurement import Measurement
+    from tfspeedlab.core.results.schema import to_dict
+    from tfspeedlab.core.results.store import write_json_atomic
 
     results_root = tmp_path / "results"
     shutil.copytree(REPO / "results", results_root, ignore=shutil.ignore_patterns("history", "diagnose", "coverage"))

@@ -4,7 +4,7 @@ import sys
 import types
 
 import tfspeedlab
-from tfspeedlab.run import standalone
+from tfspeedlab.harness import standalone
 
 
 def _notebook_module(monkeypatch, source: str) -> types.ModuleType:

@@ -3,8 +3,8 @@ import time
 import pytest
 
 from tfspeedlab import Measurement, RetracingError, bench
-from tfspeedlab.measure import timer
-from tfspeedlab.measure.completion import materialize
+from tfspeedlab.core.measure import timer
+from tfspeedlab.core.measure.completion import materialize
 
 
 def reference_sleep_s(seconds: float, calls: int = 15) -> float:
@@ -122,7 +122,7 @@ def test_tf_function_with_stable_inputs_passes_and_records_tracing():
 def test_interleaved_calls_may_share_a_function_traced_for_each_shape():
     import tensorflow as tf
 
-    from tfspeedlab.measure.timer import TimedCall, bench_interleaved
+    from tfspeedlab.core.measure.timer import TimedCall, bench_interleaved
 
     double = tf.function(lambda x: x * 2.0)
     small, large = tf.ones([4]), tf.ones([64])
@@ -135,7 +135,7 @@ def test_interleaved_calls_may_share_a_function_traced_for_each_shape():
 def test_interleaved_calls_still_refuse_a_retrace_while_timed():
     import tensorflow as tf
 
-    from tfspeedlab.measure.timer import TimedCall, bench_interleaved
+    from tfspeedlab.core.measure.timer import TimedCall, bench_interleaved
 
     counter = iter(range(10**6))
     traced = tf.function(lambda x, n: x + n)

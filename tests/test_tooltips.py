@@ -17,12 +17,12 @@ from pathlib import Path
 import markdown
 import pytest
 
-from tfspeedlab.analysis import wording
-from tfspeedlab.analysis.intervals import Estimate, Ratio
-from tfspeedlab.analysis.summary import COLUMNS
+from tfspeedlab.core import wording
+from tfspeedlab.core.stats.intervals import Estimate, Ratio
+from tfspeedlab.core.stats.summary import COLUMNS
+from tfspeedlab.render.markdown import text
 from tfspeedlab.site import interval_forms as forms
 from tfspeedlab.site.interval_forms import find_intervals
-from tfspeedlab.site.markdown import text
 from tfspeedlab.site.tooltips import COLUMN_TITLES, note_link
 
 NBSP = "\u00a0"

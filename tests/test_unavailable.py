@@ -7,10 +7,10 @@ from dataclasses import replace
 import pytest
 
 from conftest import synthetic_results
-from tfspeedlab.results.schema import ResultsFileError, to_dict
-from tfspeedlab.results.store import load_results, write_json_atomic
-from tfspeedlab.run.cases import run_workload
-from tfspeedlab.spec.workload import Case, CaseUnavailable, Prepared, Workload
+from tfspeedlab.core.results.schema import ResultsFileError, to_dict
+from tfspeedlab.core.results.store import load_results, write_json_atomic
+from tfspeedlab.core.spec.workload import Case, CaseUnavailable, Prepared, Workload
+from tfspeedlab.harness.cases import run_workload
 
 
 def refuses_in_setup():

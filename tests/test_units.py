@@ -1,6 +1,6 @@
 import pytest
 
-from tfspeedlab.units import format_bytes, format_ratio, format_time, select_unit
+from tfspeedlab.core.units import format_bytes, format_ratio, format_time, select_unit
 
 NBSP = "\u00a0"  # what joins a number to its unit, so that a line never breaks between them
 
@@ -37,7 +37,7 @@ def test_ratio():
 
 
 def test_an_interval_past_a_thousand_groups_both_ends_alike():
-    from tfspeedlab.analysis.wording import span
+    from tfspeedlab.core.wording import span
     assert span(16881.2, 20473.4) == "16,900–20,500×"
     # Three significant figures from a thousand up too: the interval's width is no finer.
     assert format_ratio(19012.4) == "19,000×"

@@ -6,10 +6,11 @@ import pytest
 
 from conftest import synthetic_results
 from test_directives import context
-from tfspeedlab.analysis import summary, wording
-from tfspeedlab.analysis.intervals import Ratio
-from tfspeedlab.measure.measurement import Measurement
-from tfspeedlab.results.schema import CaseResult
+from tfspeedlab.core import wording
+from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.results.schema import CaseResult
+from tfspeedlab.core.stats import summary
+from tfspeedlab.core.stats.intervals import Ratio
 from tfspeedlab.site import directives
 
 
@@ -64,7 +65,7 @@ def test_no_ratio_below_one_is_ever_written():
 
 
 def test_one_process_gets_no_verdict_and_a_table_says_so_once():
-    from tfspeedlab.site.markdown import table
+    from tfspeedlab.render.markdown import table
 
     alone = Ratio(3.0, 2.5, 3.5, processes=1)
     assert wording.page_speedup(alone) == "one process: times only"
@@ -83,7 +84,7 @@ def test_a_chart_label_says_the_tables_verdict_in_fewer_words():
 
 
 def test_a_cost_whose_interval_holds_zero_is_too_small_to_measure():
-    from tfspeedlab.analysis.intervals import Estimate
+    from tfspeedlab.core.stats.intervals import Estimate
 
     assert wording.time_with_interval(Estimate(-7.1e-7, -2e-6, 5e-7)) == "too small to measure here"
     assert wording.time_with_interval(Estimate(3.53e-4, 3.3e-4, 3.8e-4)).replace("\u00a0", " ") == "353 µs [330–380 µs]"
@@ -123,7 +124,7 @@ def test_source_links_point_at_the_measured_versions(tmp_path):
 
 def test_a_comparison_asked_either_way_round_gives_one_answer():
     """A verdict (speed-up one way) and an interval (the other way) must never disagree."""
-    from tfspeedlab.analysis import intervals
+    from tfspeedlab.core.stats import intervals
 
     results = synthetic_results()
     forward = intervals.ratio(results.case("eager"), results.case("graph"))

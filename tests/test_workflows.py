@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from conftest import REPO, synthetic_results
-from tfspeedlab.results.schema import to_dict
-from tfspeedlab.results.store import write_json_atomic
+from tfspeedlab.core.results.schema import to_dict
+from tfspeedlab.core.results.store import write_json_atomic
 
 WORKFLOWS = REPO / ".github" / "workflows"
 COLLECT = REPO / "scripts" / "collect-results.sh"

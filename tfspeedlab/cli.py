@@ -9,24 +9,24 @@ import sys
 import time
 from pathlib import Path
 
-from tfspeedlab.analysis.compare import CompareError, compare
-from tfspeedlab.analysis.wording import format_change
-from tfspeedlab.run import environments
-from tfspeedlab.spec.releases import UnknownReleaseError, parse_selection
-from tfspeedlab.run.history import HistoryInterrupted, HistoryOptions, run_history
-from tfspeedlab.results.history import release_folder
-from tfspeedlab.results.merge import MergeError, merge_results
-from tfspeedlab.analysis import diagnosis_files
-from tfspeedlab.results.pool import NothingToPoolError, PoolError, PoolReport, pool_trees
-from tfspeedlab.results.store import write_json_atomic
-from tfspeedlab.results.schema import ResultsFileError
-from tfspeedlab.results import artifacts
-from tfspeedlab.run import catalog, diagnose_command, launch, machine, supervisor
-from tfspeedlab.run.machine import RUNNER_CHOICES, hide_gpus_for
-from tfspeedlab.analysis.summary import text_columns
-from tfspeedlab.run.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NO_GPU, EXIT_USAGE, UsageError
-from tfspeedlab.run.worker import terminate_as_interrupt
-from tfspeedlab.units import format_time
+from tfspeedlab.core.results import artifacts
+from tfspeedlab.core.results.history import release_folder
+from tfspeedlab.core.results.merge import MergeError, merge_results
+from tfspeedlab.core.results.pool import NothingToPoolError, PoolError, PoolReport, pool_trees
+from tfspeedlab.core.results.schema import ResultsFileError
+from tfspeedlab.core.results.store import write_json_atomic
+from tfspeedlab.core.spec.releases import UnknownReleaseError, parse_selection
+from tfspeedlab.core.stats.summary import text_columns
+from tfspeedlab.core.units import format_time
+from tfspeedlab.core.wording import format_change
+from tfspeedlab.diagnosis import command as diagnose_command, saved
+from tfspeedlab.harness import catalog, launch, machine, supervisor
+from tfspeedlab.harness.compare import CompareError, compare
+from tfspeedlab.harness.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NO_GPU, EXIT_USAGE, UsageError
+from tfspeedlab.harness.machine import RUNNER_CHOICES, hide_gpus_for
+from tfspeedlab.harness.worker import terminate_as_interrupt
+from tfspeedlab.history import environments
+from tfspeedlab.history.command import HistoryInterrupted, HistoryOptions, run_history
 
 # What `tfspeedlab history` runs when no example is named: the moving parts, a few minutes a release.
 HISTORY_EXAMPLES = ("releases",)
@@ -274,14 +274,14 @@ def _merge(options: argparse.Namespace) -> int:
 def _pool(options: argparse.Namespace) -> int:
     try:
         # Saved diagnoses are checked before any results file is written, so a bad one writes nothing.
-        diagnoses = diagnosis_files.pooled_trees(options.first, options.second)
+        diagnoses = saved.pooled_trees(options.first, options.second)
         try:
             report = pool_trees(options.first, options.second, options.into)
         except NothingToPoolError:
             if not diagnoses:
                 raise
             report = PoolReport()
-    except (PoolError, ResultsFileError, diagnosis_files.DiagnosisFileError) as error:
+    except (PoolError, ResultsFileError, saved.DiagnosisFileError) as error:
         raise UsageError(f"{error}; nothing was written") from None
     for relative, data in diagnoses:
         write_json_atomic(options.into / relative, data)

@@ -9,27 +9,14 @@ from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 
-from tfspeedlab.analysis import intervals, summary
-from tfspeedlab.analysis.wording import ONE_PROCESS, time_ratio_word
-from tfspeedlab.results.schema import CaseResult, ResultsFile
-from tfspeedlab.site import bar_scale
-from tfspeedlab.site.charts import (
-    FIGURE_WIDTH_IN,
-    LINE_IN,
-    TEXT_PT,
-    THEMES,
-    TIME_INTERVAL_NOTE,
-    TITLE_PT,
-    Theme,
-    _add_caption,
-    _caption_in,
-    _open_frame,
-    _style,
-    _svg,
-    _title,
-    line_chars,
-)
-from tfspeedlab.units import format_time
+from tfspeedlab.core.results.schema import CaseResult, ResultsFile
+from tfspeedlab.core.stats import intervals, summary
+from tfspeedlab.core.units import format_time
+from tfspeedlab.core.wording import ONE_PROCESS, time_ratio_word
+from tfspeedlab.render import bar_scale
+from tfspeedlab.render.charts import (FIGURE_WIDTH_IN, LINE_IN, TEXT_PT, THEMES, TIME_INTERVAL_NOTE, TITLE_PT, Theme,
+                                      add_caption, caption_height_in, chart_style, figure_svg, line_chars, open_frame,
+                                      wrapped_title)
 
 # Beside the time of a bar whose training case did not train.
 UNTRAINED_MARK = "did not train"
@@ -134,7 +121,7 @@ def draw_bar_panel(axes, rows: list[BarRow], scale: bar_scale.Scale, theme: Them
         axes.set_xscale("log")
     axes.set_xlim(left=start)
     axes.grid(axis="x", color=theme.grid, linewidth=0.6)
-    _open_frame(axes)
+    open_frame(axes)
     return placed, max(reach)
 
 
@@ -205,10 +192,10 @@ def bar_figure(results: ResultsFile, panels: list[Panel], note: str, theme: Them
     top_in = title_in(results)
     height = (top_in + sum(len(head) * LINE_IN + body + foot + PANEL_GAP_IN
                            for head, body, foot in zip(heads, bodies, feet))
-              + len(notes) * LINE_IN + _caption_in(results))
-    with _style(theme):
+              + len(notes) * LINE_IN + caption_height_in(results))
+    with chart_style(theme):
         figure = plt.figure(figsize=(FIGURE_WIDTH_IN, height))
-        figure.text(0.01, 1 - 0.06 / height, _title(results), va="top", ha="left", size=TITLE_PT)
+        figure.text(0.01, 1 - 0.06 / height, wrapped_title(results), va="top", ha="left", size=TITLE_PT)
         placed, scales, tops = {}, {}, {}
         y = height - top_in  # the top of what comes next, in inches from the foot
         for number, (panel, head, body, foot) in enumerate(zip(panels, heads, bodies, feet)):
@@ -224,18 +211,18 @@ def bar_figure(results: ResultsFile, panels: list[Panel], note: str, theme: Them
             if panel.axis_label:
                 axes.set_xlabel("\n".join(_wrapped(panel.axis_label)), loc="left")
             y -= foot + PANEL_GAP_IN
-        caption_share = _add_caption(figure, results)
+        caption_share = add_caption(figure, results)
         figure.text(0.01, caption_share, "\n".join(notes), va="bottom", linespacing=1.2)
         bar_scale.make_room_for_labels(figure, placed, scales)
         for axes, scale in scales.items():
             bar_scale.set_ticks(figure, axes, scale, tops[axes], TEXT_PT)
             _clear_reference_line(figure, axes, placed[axes])
-        return _svg(figure)
+        return figure_svg(figure)
 
 
 def title_in(results: ResultsFile) -> float:
     """The band the figure's title takes at its top, in inches."""
-    return (_title(results).count("\n") + 1) * TITLE_PT * 1.3 / 72 + 0.22
+    return (wrapped_title(results).count("\n") + 1) * TITLE_PT * 1.3 / 72 + 0.22
 
 
 def time_per_call_svg(results: ResultsFile, theme_name: str) -> str:

@@ -26,10 +26,10 @@ from typing import Any
 
 import matplotlib
 
-from tfspeedlab.analysis import intervals
-from tfspeedlab.results import provenance
-from tfspeedlab.results.schema import ResultsFile, to_dict
-from tfspeedlab.results.store import write_text_atomic
+from tfspeedlab.core.results import provenance
+from tfspeedlab.core.results.schema import ResultsFile, to_dict
+from tfspeedlab.core.results.store import write_text_atomic
+from tfspeedlab.core.stats import intervals
 
 CACHE_VARIABLE = "TFSPEEDLAB_CACHE"
 CACHE_DIR = Path(".cache") / "tfspeedlab"
@@ -49,7 +49,7 @@ def code_version() -> str:
     return digest.hexdigest()
 
 
-class _Cache:
+class BuildCache:
     """The open cache of this build (one per process: a build runs one at a time)."""
 
     folder: Path | None = None
@@ -64,14 +64,14 @@ def cache_folder(root: Path) -> Path:
 
 def open_cache(root: Path) -> None:
     """Use ``$TFSPEEDLAB_CACHE`` or ``root/.cache/tfspeedlab/`` for this build: load what earlier builds kept."""
-    _Cache.folder = cache_folder(root)
-    stored = _read_index(_Cache.folder / INDEX_FILE)
-    _Cache.build = stored.get("build", 0) + 1
-    _Cache.interval_builds, _Cache.chart_builds = {}, {}
+    BuildCache.folder = cache_folder(root)
+    stored = _read_index(BuildCache.folder / INDEX_FILE)
+    BuildCache.build = stored.get("build", 0) + 1
+    BuildCache.interval_builds, BuildCache.chart_builds = {}, {}
     for key, (low, high, build) in stored.get("intervals", {}).items():
         intervals.INTERVAL_CACHE.setdefault(key, (low, high))
-        _Cache.interval_builds[key] = build
-    _Cache.chart_builds.update(stored.get("charts", {}))
+        BuildCache.interval_builds[key] = build
+    BuildCache.chart_builds.update(stored.get("charts", {}))
     for commit, found in stored.get("definitions", {}).items():
         provenance.DEFINITIONS_CACHE.setdefault(commit, {name: set(digests) for name, digests in found.items()})
     intervals.INTERVALS_ASKED.clear()
@@ -87,10 +87,10 @@ def _read_index(path: Path) -> dict[str, Any]:
 
 
 def _cached_svg(key: str, draw: Callable[[], str]) -> str:
-    if _Cache.folder is None:
+    if BuildCache.folder is None:
         return draw()
-    _Cache.chart_builds[key] = _Cache.build
-    path = _Cache.folder / CHARTS_DIR / f"{key}.svg"
+    BuildCache.chart_builds[key] = BuildCache.build
+    path = BuildCache.folder / CHARTS_DIR / f"{key}.svg"
     try:
         return path.read_text(encoding="utf-8")
     except OSError:
@@ -116,23 +116,23 @@ def trend_chart(draw: Callable[..., str], *args: Any) -> str:
 
 def save() -> None:
     """Keep what this build and the last ``KEEP_BUILDS`` used for the next one; drop the rest."""
-    if _Cache.folder is None:
+    if BuildCache.folder is None:
         return
-    build = _Cache.build
+    build = BuildCache.build
     for key in intervals.INTERVALS_ASKED:
-        _Cache.interval_builds[key] = build
+        BuildCache.interval_builds[key] = build
 
     def recent(last: int) -> bool:
         return build - last < KEEP_BUILDS
 
-    kept_intervals = {key: [*intervals.INTERVAL_CACHE[key], last] for key, last in _Cache.interval_builds.items()
+    kept_intervals = {key: [*intervals.INTERVAL_CACHE[key], last] for key, last in BuildCache.interval_builds.items()
                       if recent(last) and key in intervals.INTERVAL_CACHE}
-    kept_charts = {key: last for key, last in _Cache.chart_builds.items() if recent(last)}
-    charts = _Cache.folder / CHARTS_DIR
+    kept_charts = {key: last for key, last in BuildCache.chart_builds.items() if recent(last)}
+    charts = BuildCache.folder / CHARTS_DIR
     for drawn in charts.glob("*.svg") if charts.is_dir() else ():
         if drawn.stem not in kept_charts:
             drawn.unlink(missing_ok=True)
-    write_text_atomic(_Cache.folder / INDEX_FILE, json.dumps({
+    write_text_atomic(BuildCache.folder / INDEX_FILE, json.dumps({
         "code": code_version(), "build": build, "intervals": kept_intervals, "charts": kept_charts,
         "definitions": {commit: {name: sorted(digests) for name, digests in found.items()}
                         for commit, found in provenance.DEFINITIONS_CACHE.items()},

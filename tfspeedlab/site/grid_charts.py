@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tfspeedlab.analysis.grid import pivot
-from tfspeedlab.analysis.wording import ONE_PROCESS
-from tfspeedlab.results.schema import ResultsFile
-from tfspeedlab.site import bar_scale
+from tfspeedlab.core.results.schema import ResultsFile
+from tfspeedlab.core.stats.grid import pivot
+from tfspeedlab.core.wording import ONE_PROCESS
+from tfspeedlab.render import bar_scale
+from tfspeedlab.render.charts import THEMES
 from tfspeedlab.site.bar_charts import Panel, bar_figure, case_rows, extent, whisker_note
-from tfspeedlab.site.charts import THEMES
 
 
 def grid_svg(results: ResultsFile, theme_name: str) -> str:

@@ -1,6 +1,6 @@
 """The shapes a 95% interval takes in a page's text, and the words that explain each one in a tooltip.
 
-The wording module (``tfspeedlab.analysis.wording``) writes every interval; this module only
+The wording module (``tfspeedlab.core.wording``) writes every interval; this module only
 recognises what it wrote, so that the tooltips (``site.tooltips``) and the tests of the built site
 find the same intervals. It matches the current phrases and the four verdicts that replace them:
 
@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from tfspeedlab.analysis.wording import Verdict
+from tfspeedlab.core.wording import Verdict
 
 # Where to read about intervals: the heading on the fair-timing page every first interval links to.
 NOTE_PAGE = "fair-timing.md"

@@ -14,7 +14,7 @@ import re
 import textwrap
 from pathlib import Path
 
-from tfspeedlab.site import templating
+from tfspeedlab.render import templating
 
 # "# %%" alone or with a cell title or options, not a commented cell magic ("# %%timeit").
 _CELL_MARKER = re.compile(r"^# %%(?P<rest>\s.*)?$")

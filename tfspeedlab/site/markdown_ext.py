@@ -28,9 +28,9 @@ import markdown
 from markdown.extensions import Extension
 from markdown.preprocessors import Preprocessor
 
+from tfspeedlab.render.errors import DirectiveError
 from tfspeedlab.site import site_data, tooltips
 from tfspeedlab.site.directives import Context, render
-from tfspeedlab.site.errors import DirectiveError
 
 try:  # MkDocs (and ProperDocs, which answers for ``mkdocs.*``) report a BuildError in one line
     from mkdocs.exceptions import BuildError as _ReportedError

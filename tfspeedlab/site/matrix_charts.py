@@ -12,23 +12,12 @@ import numpy as np
 from matplotlib import colors
 import matplotlib.pyplot as plt
 
-from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.grid import pivot
-from tfspeedlab.analysis.wording import scale_mark
-from tfspeedlab.results.schema import ResultsFile
-from tfspeedlab.site.charts import (
-    FIGURE_WIDTH_IN,
-    LINE_IN,
-    THEMES,
-    _add_caption,
-    _caption_in,
-    _style,
-    _svg,
-    _title,
-    TEXT_PT,
-    TITLE_PT,
-    line_chars,
-)
+from tfspeedlab.core.results.schema import ResultsFile
+from tfspeedlab.core.stats import intervals
+from tfspeedlab.core.stats.grid import pivot
+from tfspeedlab.core.wording import scale_mark
+from tfspeedlab.render.charts import (FIGURE_WIDTH_IN, LINE_IN, TEXT_PT, THEMES, TITLE_PT, add_caption,
+                                      caption_height_in, chart_style, figure_svg, line_chars, wrapped_title)
 
 # From this many bars on, a grid is drawn as a matrix: at 0.3 in a bar, more would stand a chart
 # several screens tall.
@@ -79,13 +68,13 @@ def speedup_matrix_svg(results: ResultsFile, theme_name: str) -> str:
     end = scale_end(speedups[clear])
     norm = colors.LogNorm(1 / end, end)
     column_labels_in = max(len(str(column)) for column in columns) * 0.5 * TEXT_PT / 72 + 0.2
-    title_in = (_title(results).count("\n") + 1) * TITLE_PT * 1.3 / 72 + 0.15
+    title_in = (wrapped_title(results).count("\n") + 1) * TITLE_PT * 1.3 / 72 + 0.15
     top_in = title_in + len(_note(results.layout.baseline)) * LINE_IN + 0.15
     scale_in = 0.12 + 2 * LINE_IN  # the colour scale and its marks
-    with _style(theme):
-        height = top_in + len(rows) * CELL_IN + column_labels_in + scale_in + _caption_in(results) + 0.1
+    with chart_style(theme):
+        height = top_in + len(rows) * CELL_IN + column_labels_in + scale_in + caption_height_in(results) + 0.1
         figure = plt.figure(figsize=(FIGURE_WIDTH_IN, height))
-        caption_share = _add_caption(figure, results)
+        caption_share = add_caption(figure, results)
         axes = figure.add_axes(_matrix_box(rows, columns, top_in, height))
         shown = np.where(clear, np.clip(speedups, 1 / end, end), np.nan)
         mesh = axes.pcolormesh(np.ma.masked_invalid(shown), cmap=scale, norm=norm, edgecolors=theme.grid,
@@ -101,7 +90,7 @@ def speedup_matrix_svg(results: ResultsFile, theme_name: str) -> str:
         axes.tick_params(length=0)
         for side in axes.spines.values():
             side.set_visible(False)
-        figure.text(0.01, 1 - 0.1 / height, _title(results), va="top", ha="left", size=TITLE_PT)
+        figure.text(0.01, 1 - 0.1 / height, wrapped_title(results), va="top", ha="left", size=TITLE_PT)
         figure.text(0.01, 1 - title_in / height, "\n".join(_note(results.layout.baseline)), va="top", ha="left",
                     linespacing=1.2)
         bar_axes = figure.add_axes((0.08, caption_share + (2 * LINE_IN) / height, 0.84, 0.12 / height))
@@ -110,7 +99,7 @@ def speedup_matrix_svg(results: ResultsFile, theme_name: str) -> str:
         bar.set_ticks(list(marks), labels=list(marks.values()))
         bar.ax.minorticks_off()
         bar.outline.set_visible(False)
-        return _svg(figure)
+        return figure_svg(figure)
 
 
 def scale_end(clear_speedups: np.ndarray) -> float:

@@ -25,7 +25,7 @@ from pathlib import PurePosixPath
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 
-from tfspeedlab.site import templating
+from tfspeedlab.render import templating
 
 NOTEBOOK_DIR = "notebooks"
 # Material's search boost for a notebook page: below the guide's pages (1, and 2 for the questions).

@@ -17,12 +17,11 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 
-from tfspeedlab.analysis import history as history_analysis
-from tfspeedlab.results.schema import RUNNERS
-from tfspeedlab.site import (build_cache, charts, history_charts, markdown_ext, notebook_pages, simulator, site_data,
-                             unrendered, views)
+from tfspeedlab.core.results.schema import RUNNERS
+from tfspeedlab.history import charts as history_charts, directives as history_directives, trends as history_analysis
+from tfspeedlab.render import charts
+from tfspeedlab.site import build_cache, markdown_ext, notebook_pages, simulator, site_data, unrendered, views
 from tfspeedlab.site.directives import TRACE_URI, chart_uri, trace_files
-from tfspeedlab.site.directives import history as history_directives
 
 
 class ResultsPluginConfig(Config):

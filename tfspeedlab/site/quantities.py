@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from tfspeedlab.analysis import sweeps
-from tfspeedlab.results.schema import NotInResults, ResultsFile
-from tfspeedlab.analysis.wording import number_with_interval, speedup_by_value, time_with_interval
-from tfspeedlab.units import format_significant
+from tfspeedlab.core.results.schema import NotInResults, ResultsFile
+from tfspeedlab.core.stats import sweeps
+from tfspeedlab.core.units import format_significant
+from tfspeedlab.core.wording import number_with_interval, speedup_by_value, time_with_interval
 
 
 def _swept_value(results: ResultsFile, value: float | None) -> str:
@@ -43,7 +43,7 @@ def _payback(results: ResultsFile) -> str:
 
 def _from_value_up(results: ResultsFile, value: float | None) -> str:
     """``from size 1000 up`` · ``at size 2048, the largest measured`` · ``at no measured size``."""
-    noun = _parameter_noun(results)
+    noun = parameter_noun(results)
     if value is None:
         return f"at no measured {noun}"
     largest = sweeps.sweep(results, sweeps.modes(results)[0])[-1][0]
@@ -68,7 +68,7 @@ def at_values(values: list, noun: str) -> str:
     return f"at {noun}s {', '.join(names[:-1])} and {names[-1]}"
 
 
-def _parameter_noun(results: ResultsFile) -> str:
+def parameter_noun(results: ResultsFile) -> str:
     # A sweep's parameter as a reader says it: "size" for a size sweep, else its name.
     parameter = sweeps.sweep_parameter(results)
     return "size" if parameter in ("size", "n", "elements") else parameter.replace("_", " ")
@@ -97,7 +97,7 @@ DERIVED: dict[str, Callable[[ResultsFile], str]] = {
     "fit_error": lambda r: f"{max(sweeps.op_costs(r).eager.worst_relative_error, sweeps.op_costs(r).graph.worst_relative_error):.0%}",
     # size sweep
     "gain_fades_at": lambda r: _fades(r),
-    "clear_graph_gains": lambda r: at_values(sweeps.clear_gain_points(r), _parameter_noun(r)),
+    "clear_graph_gains": lambda r: at_values(sweeps.clear_gain_points(r), parameter_noun(r)),
     "eager_clearly_faster_up_to": lambda r: _swept_value(r, max(sweeps.clear_gain_points(r, "eager", "graph"),
                                                                default=None)),
     "graph_faster_from": lambda r: _swept_value(r, sweeps.first_x_where_faster(r, "graph", "eager")),

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from tfspeedlab.analysis import cost_model
-from tfspeedlab.results.schema import ResultsFile
-from tfspeedlab.site import templating
-from tfspeedlab.site.runners import RUNNER_TITLES
+from tfspeedlab.core.results.schema import ResultsFile
+from tfspeedlab.core.stats import cost_model
+from tfspeedlab.render import templating
+from tfspeedlab.render.runners import RUNNER_TITLES
 
 PARAMS_URI = "assets/simulator/params.json"
 

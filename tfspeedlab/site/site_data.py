@@ -15,16 +15,17 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tfspeedlab.analysis import cost_model, drift
-from tfspeedlab.analysis.diagnosis_files import DiagnosisFileError
-from tfspeedlab.results import artifacts
-from tfspeedlab.results.cpu import CpuNames
-from tfspeedlab.results.history import ReleaseResults, load_history
-from tfspeedlab.results.repo import REPO_ROOT, example_names, examples_dir
-from tfspeedlab.results.schema import RUNNERS, ResultsFile, ResultsFileError
-from tfspeedlab.results.store import load_runner
+from tfspeedlab.core.results import artifacts
+from tfspeedlab.core.results.cpu import CpuNames
+from tfspeedlab.core.results.history import ReleaseResults, load_history
+from tfspeedlab.core.results.repo import REPO_ROOT, example_names, examples_dir
+from tfspeedlab.core.results.schema import RUNNERS, ResultsFile, ResultsFileError
+from tfspeedlab.core.results.store import load_runner
+from tfspeedlab.core.stats import cost_model
+from tfspeedlab.diagnosis.samples import Samples, load_samples
+from tfspeedlab.diagnosis.saved import DiagnosisFileError
+from tfspeedlab.fairness import drift
 from tfspeedlab.site import simulator
-from tfspeedlab.site.samples import Samples, load_samples
 
 # What a build reads when nothing names another tree (tests and readers set it to build from theirs).
 RESULTS_VARIABLE = "TFSPEEDLAB_RESULTS"

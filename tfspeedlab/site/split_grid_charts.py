@@ -11,24 +11,12 @@ import matplotlib.pyplot as plt
 from matplotlib import ticker
 from matplotlib.lines import Line2D
 
-from tfspeedlab.analysis.grid import pivots
-from tfspeedlab.results.schema import ResultsFile
-from tfspeedlab.site import bar_scale
-from tfspeedlab.site.charts import (
-    FIGURE_WIDTH_IN,
-    LINE_IN,
-    TEXT_PT,
-    THEMES,
-    TITLE_PT,
-    Theme,
-    _add_caption,
-    _open_frame,
-    _plain_log_ticks,
-    _style,
-    _svg,
-    _title,
-    _caption_in,
-)
+from tfspeedlab.core.results.schema import ResultsFile
+from tfspeedlab.core.stats.grid import pivots
+from tfspeedlab.render import bar_scale
+from tfspeedlab.render.charts import (FIGURE_WIDTH_IN, LINE_IN, TEXT_PT, THEMES, TITLE_PT, Theme, add_caption,
+                                      caption_height_in, chart_style, figure_svg, open_frame, plain_log_ticks,
+                                      wrapped_title)
 
 # The most series a panel draws: past about five, lines of near colours cross and hide each other.
 MAX_SERIES = 5
@@ -110,7 +98,7 @@ def split_grid_svg(results: ResultsFile, theme_name: str) -> str:
     shared_legend = len(groups) == 1
     styles = line_styles(rows, theme)
     times = [case.measurement.per_call_s for grid in grids for case in grid.cells.values()]
-    with _style(theme):
+    with chart_style(theme):
         # Names along the axis are long: they stand under the last panel and over the first, not under each.
         column_in = NUMBER_LABELS_IN if numeric else 0.1
         band_in = [PANEL_IN + column_in + 0.35 + (0 if shared_legend else _legend_in(group))
@@ -118,12 +106,12 @@ def split_grid_svg(results: ResultsFile, theme_name: str) -> str:
         if not numeric:
             band_in[0] += _name_labels_in(grids)
             band_in[-1] += _name_labels_in(grids)
-        top_in = (_title(results).count("\n") + 1) * TITLE_PT * 1.3 / 72 + 0.2
+        top_in = (wrapped_title(results).count("\n") + 1) * TITLE_PT * 1.3 / 72 + 0.2
         if shared_legend:
             top_in += _legend_in(dumbbell[0] + dumbbell[1] if dumbbell else rows)
-        height = top_in + sum(band_in) + _caption_in(results)
+        height = top_in + sum(band_in) + caption_height_in(results)
         figure = plt.figure(figsize=(FIGURE_WIDTH_IN, height), layout="constrained")
-        caption_share = _add_caption(figure, results)
+        caption_share = add_caption(figure, results)
         figure.get_layout_engine().set(rect=(0, caption_share, 1, 1 - caption_share))
         heads, *subfigures = figure.subfigures(len(bands) + 1, 1, height_ratios=[top_in] + band_in)
         everything = []
@@ -146,12 +134,12 @@ def split_grid_svg(results: ResultsFile, theme_name: str) -> str:
             _finish_panel(axes, low, high, numeric, grid, theme, leftmost=number % across == 0)
             if not numeric:  # names under the last panel and over the first only
                 axes.tick_params(axis="x", labelbottom=axes is last, labeltop=axes is first, top=axes is first)
-        heads.text(0.01, 0.98, _title(results), va="top", ha="left", size=TITLE_PT)
+        heads.text(0.01, 0.98, wrapped_title(results), va="top", ha="left", size=TITLE_PT)
         if shared_legend:
             handles = _dumbbell_legend(*dumbbell, theme) if dumbbell else _legend_entries([a for a, _ in everything])
             heads.legend(*handles, loc="lower left", ncols=2, frameon=False, labelcolor=theme.text,
                          handlelength=2.2, columnspacing=1.2, borderaxespad=0.2)
-        return _svg(figure)
+        return figure_svg(figure)
 
 
 def _legend_in(group: list) -> float:
@@ -218,10 +206,10 @@ def _finish_panel(axes, low: float, high: float, numeric: bool, grid, theme: The
     """One time axis for every panel, labelled on the leftmost of a row, and the column's values below each."""
     axes.set_yscale("log")
     axes.set_ylim(low, high)
-    _plain_log_ticks(axes.yaxis, bar_scale.short_time)
+    plain_log_ticks(axes.yaxis, bar_scale.short_time)
     if numeric:
         axes.set_xscale("log")
-        _plain_log_ticks(axes.xaxis)
+        plain_log_ticks(axes.xaxis)
         axes.set_xticks(grid.column_values, [f"{value:g}" for value in grid.column_values])
         axes.xaxis.set_minor_locator(ticker.NullLocator())
         axes.set_xlabel(grid.layout.columns.replace("_", " ") + " (log scale)")
@@ -235,4 +223,4 @@ def _finish_panel(axes, low: float, high: float, numeric: bool, grid, theme: The
     else:
         axes.tick_params(axis="y", labelleft=False)
     axes.grid(which="major", color=theme.grid, linewidth=0.6)
-    _open_frame(axes)
+    open_frame(axes)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from string import Formatter
 
-from tfspeedlab.analysis.xla import XlaPair
-from tfspeedlab.results.schema import ResultsFile
+from tfspeedlab.core.results.schema import ResultsFile
+from tfspeedlab.xla.pairs import XlaPair
 
 # Example → its workload in words, formatted with the graph case's parameters.
 SUBJECTS: dict[str, str] = {

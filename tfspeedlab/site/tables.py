@@ -6,36 +6,23 @@ import math
 import statistics
 from collections.abc import Callable, Mapping
 
-from tfspeedlab.analysis import cost_model, dispatch, intervals, line_fit, op_layers, sweeps, xla
-from tfspeedlab.analysis.grid import grid_layout, pivots
-from tfspeedlab.analysis.summary import COLUMNS, rows
-from tfspeedlab.analysis.wording import (TOO_SMALL, Verdict, change_cell, signed_bytes, speedup_cell,
-                                         time_with_interval, verdict)
-from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS
-from tfspeedlab.results import provenance
-from tfspeedlab.results.cpu import cpu_name, cpu_with_sets, same_cpu
-from tfspeedlab.results.schema import ResultsFile
-from tfspeedlab.results.timing import Timing
-from tfspeedlab.site import settings_tables, templating
-from tfspeedlab.site.runners import machine_summary
-from tfspeedlab.site.markdown import (
-    LEFT,
-    RIGHT,
-    Markdown,
-    bold,
-    code,
-    italic,
-    join,
-    table,
-    text,
-)
-from tfspeedlab.spec.layout import Grid
-from tfspeedlab.units import (
-    format_bytes,
-    format_ratio,
-    format_time,
-    select_unit,
-)
+from tfspeedlab.core.profiling import HOST_LAYERS, HOST_LAYER_LABELS
+from tfspeedlab.core.results import provenance
+from tfspeedlab.core.results.cpu import cpu_name, cpu_with_sets, same_cpu
+from tfspeedlab.core.results.schema import ResultsFile
+from tfspeedlab.core.results.timing import Timing
+from tfspeedlab.core.spec.layout import Grid
+from tfspeedlab.core.stats import cost_model, dispatch, intervals, line_fit, op_layers, sweeps
+from tfspeedlab.core.stats.grid import grid_layout, pivots
+from tfspeedlab.core.stats.summary import COLUMNS, rows
+from tfspeedlab.core.units import format_bytes, format_ratio, format_time, select_unit
+from tfspeedlab.core.wording import (TOO_SMALL, Verdict, change_cell, signed_bytes, speedup_cell, time_with_interval,
+                                     verdict)
+from tfspeedlab.render import templating
+from tfspeedlab.render.markdown import LEFT, RIGHT, Markdown, bold, code, italic, join, table, text
+from tfspeedlab.render.runners import machine_summary
+from tfspeedlab.settings import tables as settings_tables
+from tfspeedlab.xla import pairs as xla
 
 
 def cases_table(results: ResultsFile) -> Markdown:

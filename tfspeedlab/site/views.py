@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tfspeedlab.analysis.memory_growth import followed_memory
-from tfspeedlab.results.schema import ResultsFile
-from tfspeedlab.site import bar_charts, charts, grid_charts, matrix_charts, memory_charts, split_grid_charts, tables
-from tfspeedlab.spec.layout import Grid, OpLayers, Sweep
+from tfspeedlab.core.results.schema import ResultsFile
+from tfspeedlab.core.spec.layout import Grid, OpLayers, Sweep
+from tfspeedlab.core.stats.memory_growth import followed_memory
+from tfspeedlab.memory import charts as memory_charts
+from tfspeedlab.render import charts
+from tfspeedlab.site import bar_charts, grid_charts, matrix_charts, split_grid_charts, tables
 
 
 @dataclass(frozen=True)

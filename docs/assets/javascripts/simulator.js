@@ -1,4 +1,4 @@
-/* tfspeedlab speed simulator: the cost model of tfspeedlab/analysis/cost_model.py, in the browser.
+/* tfspeedlab speed simulator: the cost model of tfspeedlab/core/stats/cost_model.py, in the browser.
  *
  * The model (keep in step with cost_model.py; tests/test_simulator.py
  * evaluates both on a grid of inputs and compares):

@@ -8,8 +8,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from tfspeedlab.render.registry import with_catalogue
 from tfspeedlab.site.directives import catalogue
-from tfspeedlab.site.directives.registry import with_catalogue
 
 if len(sys.argv) == 3 and sys.argv[1] == "--write":
     target = Path(sys.argv[2])

@@ -5,22 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tfspeedlab.analysis import coverage as coverage_analysis
-from tfspeedlab.analysis import drift
-from tfspeedlab.analysis import intervals
-from tfspeedlab.analysis.coverage import HEADLINE
-from tfspeedlab.analysis.xla import xla_pairs
-from tfspeedlab.results.schema import ResultsFile
-from tfspeedlab.results.store import load_failure
-from tfspeedlab.site import charts, coverage_tables, markdown, tables, templating
-from tfspeedlab.site import shared_workloads as shared
-from tfspeedlab.site.directives.context import TRACE_URI, Context, Runner, chart_uri, trace_files
+from tfspeedlab.core.results.schema import ResultsFile
+from tfspeedlab.core.results.store import load_failure
+from tfspeedlab.core.stats import intervals
+from tfspeedlab.core.units import format_bytes, format_time
+from tfspeedlab.fairness import coverage as coverage_analysis, drift, tables as coverage_tables
+from tfspeedlab.fairness.coverage import HEADLINE
+from tfspeedlab.render import charts, markdown, shared_workloads as shared, templating
+from tfspeedlab.render.context import TRACE_URI, Context, Runner, chart_uri, trace_files
+from tfspeedlab.render.errors import DirectiveError
+from tfspeedlab.render.registry import directive
+from tfspeedlab.render.runners import RUNNER_TITLES, not_measured
+from tfspeedlab.site import tables
 from tfspeedlab.site.directives.figures import time_per_call
-from tfspeedlab.site.directives.registry import directive
-from tfspeedlab.site.errors import DirectiveError
-from tfspeedlab.site.runners import RUNNER_TITLES, not_measured
 from tfspeedlab.site.views import view_for
-from tfspeedlab.units import format_bytes, format_time
+from tfspeedlab.xla.pairs import xla_pairs
 
 
 @directive("results", "CPU / GPU tabs with the table and chart of ``results/<runner>/NAME.json``, laid out as "

@@ -6,17 +6,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from tfspeedlab.analysis import cost_model, dispatch, intervals, line_fit, op_layers, wording
-from tfspeedlab.analysis.xla import xla_pairs
-from tfspeedlab.results.cpu import same_cpu
-from tfspeedlab.results.schema import NotInResults
-from tfspeedlab.profiling import HOST_LAYERS
-from tfspeedlab.site import markdown, quantities, shared_workloads, tables
+from tfspeedlab.core import wording
+from tfspeedlab.core.profiling import HOST_LAYERS
+from tfspeedlab.core.results.cpu import same_cpu
+from tfspeedlab.core.results.schema import NotInResults
+from tfspeedlab.core.stats import cost_model, dispatch, intervals, line_fit, op_layers
+from tfspeedlab.core.units import format_bytes, format_ratio, format_time
+from tfspeedlab.render import markdown, shared_workloads
+from tfspeedlab.render.context import Context, Runner
+from tfspeedlab.render.errors import DirectiveError
+from tfspeedlab.render.registry import NOT_IN_QUICK_RUN, directive
+from tfspeedlab.site import quantities, tables
 from tfspeedlab.site.subjects import xla_subject
-from tfspeedlab.site.directives.context import Context, Runner
-from tfspeedlab.site.directives.registry import NOT_IN_QUICK_RUN, directive
-from tfspeedlab.site.errors import DirectiveError
-from tfspeedlab.units import format_bytes, format_ratio, format_time
+from tfspeedlab.xla.pairs import xla_pairs
 
 HostLayer = Literal[HOST_LAYERS]  # type: ignore[valid-type]
 

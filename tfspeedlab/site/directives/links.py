@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from collections import Counter
 
-from tfspeedlab.results.repo import examples_dir
-from tfspeedlab.results.schema import RUNNERS
-from tfspeedlab.site import listing as listings
-from tfspeedlab.site import quantities, tables, templating
-from tfspeedlab.site.directives.context import GPU_HOW_TO, Context
-from tfspeedlab.site.directives.registry import directive
-from tfspeedlab.site.errors import DirectiveError
-from tfspeedlab.site.runners import machine_summary, not_measured
+from tfspeedlab.core.results.repo import examples_dir
+from tfspeedlab.core.results.schema import RUNNERS
+from tfspeedlab.render import templating
+from tfspeedlab.render.context import GPU_HOW_TO, Context
+from tfspeedlab.render.errors import DirectiveError
+from tfspeedlab.render.registry import directive
+from tfspeedlab.render.runners import machine_summary, not_measured
+from tfspeedlab.site import listing as listings, quantities, tables
 from tfspeedlab.site.simulator import PARAMS_URI, simulator_html
 
 

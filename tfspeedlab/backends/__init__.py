@@ -1,0 +1,1 @@
+"""Keras 3 backends: the backend grid's analysis, its tables and directives."""

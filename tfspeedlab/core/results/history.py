@@ -1,0 +1,103 @@
+"""The history tree on disk: ``<root>/<runner>/history/tf-<release>/``, one folder per release with
+its examples' results files, the record of its environment, and the failures of its last run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tfspeedlab.core.results.schema import FAILURE_SUFFIX, ResultsFile, ResultsFileError
+from tfspeedlab.core.results.store import load_failure, load_runner, read_json
+from tfspeedlab.core.spec.releases import Release, is_version, release_from_folder
+
+HISTORY_FOLDER = "history"
+ENVIRONMENT_RECORD = "environment.json"
+# The failure record of a release whose environment could not be built.
+ENVIRONMENT_FAILURE = f"environment{FAILURE_SUFFIX}"
+# Fields of an environment record shown on pages: each must be a short string (or absent).
+# Of RECORD_FIELDS, those holding a package version.
+VERSION_FIELDS = ("tensorflow", "keras", "tf_keras", "numpy")
+RECORD_FIELDS = ("release", "tensorflow", "keras", "tf_keras", "numpy", "python", "resolved_at", "error", "utc_time")
+
+
+@dataclass(frozen=True)
+class ReleaseResults:
+    """What one release's folder holds."""
+
+    release: Release
+    results: dict[str, ResultsFile] = field(default_factory=dict)
+    environment: dict[str, Any] | None = None
+    # Why the release has no results: its environment could not be built.
+    environment_failure: dict[str, Any] | None = None
+    # Per example, the error of its last run, when that run failed after the results were written
+    # (or before any were).
+    failures: dict[str, str] = field(default_factory=dict)
+
+
+def history_dir(root: Path, runner: str) -> Path:
+    return Path(root) / runner / HISTORY_FOLDER
+
+
+def release_folder(root: Path, runner: str, release: Release) -> Path:
+    return history_dir(root, runner) / release.folder
+
+
+def load_history(root: Path, runner: str) -> list[ReleaseResults]:
+    """Every release folder of ``runner``, oldest release first; ``ResultsFileError`` for a file
+    that is malformed or does not belong where it sits. Other names in the folder are refused:
+    a folder named for no release would be read as nothing, silently."""
+    folder = history_dir(root, runner)
+    if not folder.is_dir():
+        return []
+    found = []
+    for entry in sorted(folder.iterdir()):
+        if entry.name.startswith("."):  # a staging folder of a run in progress
+            continue
+        release = release_from_folder(entry.name)
+        if release is None or not entry.is_dir():
+            raise ResultsFileError(entry, "<folder>", "is not a release folder (tf-2.12 … tf-2.21)")
+        results = load_runner(entry, runner, skip={ENVIRONMENT_RECORD})
+        for example, found_results in results.items():
+            # A file copied into the wrong release's folder would be charted as that release.
+            measured_on = found_results.environment.get("tensorflow")
+            if not (isinstance(measured_on, str) and measured_on.startswith(release.name + ".")):
+                raise ResultsFileError(entry / f"{example}.json", "environment.tensorflow",
+                                       f"is {str(measured_on)[:64]!r}, but the file sits in the folder of "
+                                       f"TensorFlow {release.name}")
+        failures = {}
+        for path in sorted(entry.glob(f"*{FAILURE_SUFFIX}")):
+            example = path.name.removesuffix(FAILURE_SUFFIX)
+            if example == "environment":
+                continue
+            record = load_failure(entry, example)
+            if record and (example not in results or record["utc_time"] > results[example].environment["utc_time"]):
+                failures[example] = record["error"]
+        found.append(ReleaseResults(release, results, _record(entry / ENVIRONMENT_RECORD),
+                                    _record(entry / ENVIRONMENT_FAILURE), failures))
+    return sorted(found, key=lambda item: item.release)
+
+
+def _record(path: Path) -> dict[str, Any] | None:
+    return read_record(path) if path.exists() or path.is_symlink() else None
+
+
+def read_record(path: Path) -> dict[str, Any]:
+    """An environment record (or an environment's failure record), checked: the fields a page
+    shows are text, the package list a list of text (``ResultsFileError`` otherwise)."""
+    data = read_json(path)  # a regular file of sane size, or ResultsFileError
+    if not isinstance(data, dict):
+        raise ResultsFileError(path, "<file>", "must hold a JSON object")
+    for name in RECORD_FIELDS:
+        value = data.get(name)
+        if value is not None and (not isinstance(value, str) or len(value) > 4000):
+            raise ResultsFileError(path, name, "must be a string of at most 4000 characters")
+    for name in VERSION_FIELDS:
+        value = data.get(name)
+        if value is not None and not is_version(value):
+            raise ResultsFileError(path, name, f"must be a version string (digits, letters, '.', '+', '-'; at most "
+                                               f"64 characters), found {str(value)[:64]!r}")
+    packages = data.get("packages", [])
+    if not isinstance(packages, list) or not all(isinstance(line, str) for line in packages):
+        raise ResultsFileError(path, "packages", "must be a list of strings")
+    return data

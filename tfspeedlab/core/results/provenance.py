@@ -1,0 +1,174 @@
+"""Is a results file older than the code it describes?
+
+The code that decides what an example measures is the example script, every
+module of ``tfspeedlab.core.measure`` (the timing procedure) and any other
+``tfspeedlab`` module the example imports by name (``profiling``). A result is
+fresh when each top-level definition of that code — function, class or
+constant — has an identical twin anywhere in the repository at the measured
+commit. "Identical" is compared on the syntax tree without imports,
+docstrings, comments and the descriptive arguments of ``Workload(...)``
+(title, params, baseline, layout: recorded in the results file as they were
+measured). So moving a module, renaming an import or rewording a docstring
+leaves results fresh; changing a timing rule, a budget or a case does not.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+import tfspeedlab.core.measure
+from tfspeedlab.core.results.repo import REPO_ROOT, examples_dir, git_files_at, run_git
+from tfspeedlab.core.results.schema import ResultsFile
+
+# Workload(...) keywords that describe results rather than decide a timing.
+DESCRIPTIVE_KEYWORDS = frozenset({"title", "params", "baseline", "layout"})
+
+
+@dataclass(frozen=True)
+class Freshness:
+    """``fresh`` is None when it cannot be told; when it is False, ``changed`` names the first
+    definition that differs (the example script first), ``path`` its file, and ``new`` says that
+    no definition of that name existed at the measured commit."""
+
+    fresh: bool | None
+    reason: str
+    changed: str | None = None
+    path: str | None = None
+    new: bool = False
+
+
+def measuring_files(example: str) -> list[Path]:
+    """The example script, the ``measure`` package, and the tfspeedlab modules the example imports."""
+    script = examples_dir() / f"{example}.py"
+    files = [script, *sorted(Path(tfspeedlab.core.measure.__file__).parent.glob("*.py"))]
+    if script.exists():
+        for module in _imported_tfspeedlab_modules(script.read_text(encoding="utf-8")):
+            files += _module_files(module)
+    return list(dict.fromkeys(path.resolve() for path in files))
+
+
+def _imported_tfspeedlab_modules(source: str) -> list[str]:
+    names = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tfspeedlab"):
+            names.append(node.module)
+            names += [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names if alias.name.startswith("tfspeedlab.")]
+    # `import tfspeedlab` alone is the public API, not a module choice of the example's.
+    return [name for name in names if name != "tfspeedlab"]
+
+
+def _module_files(name: str) -> list[Path]:
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return []  # a name imported from a module (a class, a function), not a module
+    if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+        return []
+    origin = Path(spec.origin)
+    return sorted(origin.parent.glob("*.py")) if origin.name == "__init__.py" else [origin]
+
+
+def definitions(source: str) -> dict[str, set[str]]:
+    """Top-level definitions by name, each as the digest of its normalised syntax-tree dump (see the
+    module docstring): equal digests, equal definitions, and small enough to keep between builds."""
+    found: dict[str, set[str]] = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)) or _is_docstring(node):
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)]
+        else:
+            names = ["<module statements>"]
+        dump = ast.dump(_Normaliser().visit(node), annotate_fields=False, include_attributes=False)
+        for name in names:
+            found.setdefault(name, set()).add(hashlib.sha256(dump.encode()).hexdigest())
+    return found
+
+
+class _Normaliser(ast.NodeTransformer):
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if called == "Workload":
+            node.keywords = [k for k in node.keywords if k.arg not in DESCRIPTIVE_KEYWORDS]
+        return node
+
+    def _body_without_docstring(self, node):
+        self.generic_visit(node)
+        if node.body and _is_docstring(node.body[0]):
+            node.body = node.body[1:] or [ast.Pass()]
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _body_without_docstring
+
+
+def _is_docstring(node: ast.AST) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+# A site build asks the same questions for every results file.
+_git = functools.cache(run_git)
+
+
+# Each commit's definitions, read once: a commit's files never change, so a site build keeps these
+# between builds (``tfspeedlab.site.build_cache``).
+DEFINITIONS_CACHE: dict[str, dict[str, set[str]]] = {}
+
+
+def _definitions_at(commit: str) -> dict[str, set[str]]:
+    """Every top-level definition of the package and the examples at ``commit``, merged by name."""
+    if commit not in DEFINITIONS_CACHE:
+        DEFINITIONS_CACHE[commit] = _read_definitions_at(commit)
+    return DEFINITIONS_CACHE[commit]
+
+
+def _read_definitions_at(commit: str) -> dict[str, set[str]]:
+    listing = _git("ls-tree", "-r", "--name-only", commit, "--", "tfspeedlab", _repo_relative(examples_dir())) or ""
+    merged: dict[str, set[str]] = {}
+    for source in git_files_at(commit, [path for path in listing.splitlines() if path.endswith(".py")]).values():
+        try:
+            parsed = definitions(source)
+        except SyntaxError:
+            continue
+        for name, dumps in parsed.items():
+            merged.setdefault(name, set()).update(dumps)
+    return merged
+
+
+# A build asks for the same few files' definitions once per results file; read only.
+_current_definitions = functools.lru_cache(maxsize=256)(definitions)
+
+
+def _repo_relative(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(REPO_ROOT).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def freshness(results: ResultsFile) -> Freshness:
+    """Fresh, stale (naming the first definition that changed) or unknown, for one results file."""
+    measured = results.environment.get("git_commit")
+    if not measured:
+        return Freshness(None, "unknown (no commit recorded)")
+    if _git("cat-file", "-e", f"{measured}^{{commit}}") is None:
+        return Freshness(None, "unknown (commit not in this clone)")
+    then = _definitions_at(measured)
+    for path in measuring_files(results.example):
+        if not path.exists():
+            continue
+        for name, dumps in _current_definitions(path.read_text(encoding="utf-8")).items():
+            if not dumps <= then.get(name, set()):
+                return Freshness(False, "code changed", name, _repo_relative(path), new=name not in then)
+    dirty = " (measured with uncommitted changes)" if results.environment.get("git_dirty") else ""
+    return Freshness(True, "yes" + dirty)

@@ -1,0 +1,62 @@
+"""The repository the results live in: its root folder and the git questions asked of it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+# tfspeedlab/core/results/repo.py → the checkout's top folder.
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_git(*args: str) -> str | None:
+    """``git ARGS`` in the repository: its output, or None when git fails or is missing."""
+    try:
+        return subprocess.run(
+            ["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=20, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def git_files_at(commit: str, paths: list[str]) -> dict[str, str]:
+    """The text of each of ``paths`` at ``commit``, read in one ``git cat-file --batch`` (a process per
+    file cost a second per commit); a path git does not have there is left out."""
+    request = "".join(f"{commit}:{path}\n" for path in paths)
+    try:
+        output = subprocess.run(["git", "cat-file", "--batch"], cwd=REPO_ROOT, input=request.encode(),
+                                capture_output=True, timeout=60, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    found, position = {}, 0
+    for path in paths:
+        header_end = output.index(b"\n", position)
+        header = output[position:header_end].split()
+        position = header_end + 1
+        if len(header) != 3 or header[1] != b"blob":  # "<name> missing", or not a file
+            continue
+        size = int(header[2])
+        found[path] = output[position:position + size].decode("utf-8", errors="replace")
+        position += size + 1  # the blob, then a newline
+    return found
+
+
+def git_commit() -> str | None:
+    return run_git("rev-parse", "HEAD") or None
+
+
+def git_dirty() -> bool | None:
+    # Only the code a run executes counts: pages and results may change meanwhile.
+    status = run_git("status", "--porcelain", "--untracked-files=no", "--", "tfspeedlab", "examples")
+    return None if status is None else bool(status)
+
+
+def examples_dir() -> Path:
+    """``$TFSPEEDLAB_EXAMPLES``, else the repository's ``examples/``."""
+    return Path(os.environ.get("TFSPEEDLAB_EXAMPLES", REPO_ROOT / "examples"))
+
+
+def example_names() -> frozenset[str]:
+    """The examples that exist: the ``*.py`` scripts in the examples folder (helpers start with ``_``)."""
+    return frozenset(path.stem for path in examples_dir().glob("*.py") if not path.name.startswith("_"))

@@ -1,0 +1,369 @@
+"""The results file format: what ``results/<runner>/<example>.json`` holds, and its validation."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.results.timing import Timing
+from tfspeedlab.core.spec.layout import Cases, Layout, LayoutError, from_record, parameters_read, to_record
+from tfspeedlab.core.spec.names import example_name_problem
+
+SCHEMA = "tfspeedlab.core.results"
+# 2: the page layout is a typed record ("layout"), no longer keys among the params.
+# 3: each case keeps its runs, one per process, each with its own samples and first call.
+SCHEMA_VERSION = 3
+FAILURE_SCHEMA = "tfspeedlab.failure"
+FAILURE_SUFFIX = ".failed.json"
+RUNNERS = ("cpu", "gpu")
+# Fields every environment record must carry; more may be present.
+ENVIRONMENT_FIELDS: dict[str, tuple[type, ...]] = {
+    "python": (str,),
+    "tensorflow": (str,),
+    "keras": (str, type(None)),
+    "numpy": (str,),
+    "os": (str,),
+    "cpu_model": (str,),
+    "logical_cores": (int,),
+    "intra_op_threads": (int,),
+    "inter_op_threads": (int,),
+    "gpus": (list,),
+    "cuda_build": (str, type(None)),
+    "cudnn_build": (str, type(None)),
+    "git_commit": (str, type(None)),
+    "utc_time": (str,),
+}
+
+
+# Caps on what a results file may hold, far above any real run (the largest
+# committed file is about 100 kB, 30 cases, 6 runs of at most 200 blocks): a
+# hostile or runaway file is refused in a moment instead of stalling the build.
+MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_TEXT = 300  # characters in a title, label or environment string
+MAX_CASES = 1000
+MAX_RUNS = 100  # processes per case
+MAX_SAMPLES = 10_000  # blocks per run
+
+
+class NotInResults(KeyError):
+    """A figure asked of results that do not hold it: a case, a row, a metric, an entry, a layout.
+    Its message says what is missing and, where it can, what is there."""
+
+
+class MissingCaseError(NotInResults):
+    """A case a page asks for is not in the results file. A quick run may leave out what a full
+    run measures (a model, a batch size): ``quick`` says whether this file is one."""
+
+    def __init__(self, message: str, quick: bool) -> None:
+        super().__init__(message)
+        self.quick = quick
+
+
+class ResultsFileError(ValueError):
+    """A results file that cannot be used; names the file and the offending field."""
+
+    def __init__(self, path: Path | str, field_name: str, problem: str) -> None:
+        self.path = Path(path)
+        self.field = field_name
+        super().__init__(f"{path}: field '{field_name}' {problem}")
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One case: its runs, one per fresh process it was timed in, and its other measured quantities."""
+
+    label: str
+    params: Mapping[str, Any]
+    runs: tuple[Measurement, ...]
+    # Measured quantities other than time: tracing counts, loss change, memory (the last process's).
+    metrics: Mapping[str, float] = field(default_factory=dict)
+    # Each process's metrics, in the order of ``runs``, where the case was measured in several and
+    # measured any: a quantity that moves from process to process (memory growth) gets its
+    # interval from them. Empty where there is one process (``metrics`` is its), or none.
+    run_metrics: tuple[Mapping[str, float], ...] = ()
+    # How far this example's speed-ups move between sittings on its machine, as (SD of the log
+    # speed-up, the sittings it was estimated from, its degrees of freedom): set by a site build from re-measure sittings
+    # (tfspeedlab.fairness.drift), never stored in the file; None: one sitting's intervals.
+    drift: tuple[float, int] | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.runs, Measurement):  # one run, given as it is
+            object.__setattr__(self, "runs", (self.runs,))
+        if not self.runs:
+            raise ValueError(f"case {self.label!r} has no runs")
+        if self.run_metrics and len(self.run_metrics) != len(self.runs):
+            raise ValueError(f"case {self.label!r} has metrics of {len(self.run_metrics)} processes "
+                             f"and {len(self.runs)} runs")
+
+    @property
+    def metrics_by_process(self) -> tuple[Mapping[str, float], ...]:
+        """Each process's metrics: ``run_metrics``, or the one set of ``metrics`` there is."""
+        return self.run_metrics or ((self.metrics,) if self.metrics else ())
+
+    @property
+    def measurement(self) -> Timing:
+        """The runs together: typical time and spreads (see ``Timing``)."""
+        return Timing(tuple(self.runs))
+
+
+@dataclass(frozen=True)
+class ResultsFile:
+    example: str
+    title: str
+    runner: str
+    quick: bool
+    params: Mapping[str, Any]
+    environment: Mapping[str, Any]
+    cases: tuple[CaseResult, ...]
+    baseline: str | None = None
+    layout: Layout = field(default_factory=Cases)
+    source: Path | None = field(default=None, compare=False)
+    # Cases that could not run where this file was measured, each with its reason (one line).
+    unavailable: Mapping[str, str] = field(default_factory=dict)
+
+    def case(self, label: str) -> CaseResult:
+        for case in self.cases:
+            if case.label == label:
+                return case
+        where = f" in {self.source}" if self.source else ""
+        raise MissingCaseError(f"no case {label!r}{where}; cases are {[c.label for c in self.cases]}", self.quick)
+
+
+
+def to_dict(results: ResultsFile) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "example": results.example,
+        "title": results.title,
+        "runner": results.runner,
+        "quick": results.quick,
+        "baseline": results.baseline,
+        "layout": to_record(results.layout),
+        "params": dict(results.params),
+        "environment": dict(results.environment),
+        "cases": [_case_to_dict(case) for case in results.cases],
+        # Written only where a case could not run, so that other files read as they always did.
+        **({"unavailable": dict(results.unavailable)} if results.unavailable else {}),
+    }
+
+
+def _case_to_dict(case: CaseResult) -> dict[str, Any]:
+    return {
+        "label": case.label,
+        "params": dict(case.params),
+        "metrics": dict(case.metrics),
+        # Written only where several processes measured metrics, so that other files read as they always did.
+        **({"run_metrics": [dict(metrics) for metrics in case.run_metrics]} if case.run_metrics else {}),
+        "runs": [run_to_dict(run) for run in case.runs],
+    }
+
+
+def run_to_dict(m: Measurement) -> dict[str, Any]:
+    return {
+        # Statistics are stored for people reading the file; loading recomputes
+        # them from the samples and refuses a file where they disagree.
+        "median_s": m.median_s,
+        "iqr_s": m.iqr_s,
+        "min_s": m.min_s,
+        "mean_s": m.mean_s,
+        "noisy": m.noisy,
+        "blocks": m.blocks,
+        "calls_per_block": m.calls_per_block,
+        "first_call_s": m.first_call_s,
+        "tracing_count": m.tracing_count,
+        "completion": m.completion,
+        "samples_s": list(m.samples_s),
+    }
+
+
+
+def from_dict(data: Any, path: Path | str) -> ResultsFile:
+    reader = FieldReader(path)
+    if not isinstance(data, dict):
+        raise ResultsFileError(path, "<top level>", "must be a JSON object")
+    if data.get("schema") != SCHEMA:
+        raise ResultsFileError(path, "schema", f"must be {SCHEMA!r}, found {data.get('schema')!r}")
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise ResultsFileError(
+            path, "schema_version",
+            f"is {version!r}, but this tfspeedlab reads version {SCHEMA_VERSION}; "
+            "re-run the example with `tfspeedlab run` to rewrite it",
+        )
+    runner = reader.get(data, "runner", str)
+    if runner not in RUNNERS:
+        raise ResultsFileError(path, "runner", f"must be one of {RUNNERS}, found {runner!r}")
+    example = reader.get(data, "example", str)
+    if (problem := example_name_problem(example)) is not None:
+        raise ResultsFileError(path, "example", problem)
+    environment = reader.get(data, "environment", dict)
+    for name, types in ENVIRONMENT_FIELDS.items():
+        reader.get(environment, name, types, prefix="environment.")
+    for name, value in environment.items():
+        if isinstance(value, str):
+            reader.check_length(value, "environment." + name)
+    if not all(isinstance(gpu, dict) for gpu in environment["gpus"]):
+        raise ResultsFileError(path, "environment.gpus", "must be a list of JSON objects, one per GPU")
+    raw_cases = reader.get(data, "cases", list)
+    if not raw_cases and not data.get("unavailable"):  # a process whose every case could not run says why
+        raise ResultsFileError(path, "cases", "is empty")
+    if len(raw_cases) > MAX_CASES:
+        raise ResultsFileError(path, "cases", f"holds {len(raw_cases)} cases; at most {MAX_CASES} are read")
+    cases = tuple(_case_from_dict(reader, raw, f"cases[{i}].") for i, raw in enumerate(raw_cases))
+    baseline = reader.get(data, "baseline", (str, type(None)))
+    labels = [case.label for case in cases]
+    if baseline is not None and baseline not in labels:
+        raise ResultsFileError(path, "baseline", f"names {baseline!r}, which is not a case label {labels}")
+    try:
+        layout = from_record(reader.get(data, "layout", dict))
+    except LayoutError as error:
+        raise ResultsFileError(path, "layout", str(error)) from None
+    for index, case in enumerate(cases):
+        missing = sorted(set(parameters_read(layout)) - set(case.params))
+        if missing:
+            raise ResultsFileError(path, f"cases[{index}].params", f"lacks {missing}, which its {layout.kind} layout reads")
+    unavailable = _unavailable_from_dict(reader, data.get("unavailable", {}), labels)
+    return ResultsFile(
+        example=example,
+        title=reader.check_length(reader.get(data, "title", str), "title"),
+        runner=runner,
+        quick=reader.get(data, "quick", bool),
+        params=reader.get(data, "params", dict),
+        environment=environment,
+        cases=cases,
+        baseline=baseline,
+        layout=layout,
+        source=Path(path),
+        unavailable=unavailable,
+    )
+
+
+def _unavailable_from_dict(reader: FieldReader, raw: Any, labels: list[str]) -> dict[str, str]:
+    """``unavailable``: case labels, none of them a measured case, each with a one-line reason."""
+    reader.require(isinstance(raw, dict), "unavailable", "must be a JSON object of case label → reason")
+    reader.require(len(raw) <= MAX_CASES, "unavailable", f"holds {len(raw)} cases; at most {MAX_CASES} are read")
+    for label, reason in raw.items():
+        reader.require(isinstance(reason, str) and "\n" not in reason, f"unavailable.{label[:40]}",
+                       "must be a one-line reason")
+        reader.check_length(label, "unavailable label")
+        reader.check_length(reason, f"unavailable.{label[:40]}")
+        reader.require(label not in labels, f"unavailable.{label[:40]}", "names a case that was measured")
+    return dict(raw)
+
+
+def _case_from_dict(reader: FieldReader, raw: Any, prefix: str) -> CaseResult:
+    if not isinstance(raw, dict):
+        raise ResultsFileError(reader.path, prefix.rstrip("."), "must be a JSON object")
+    raw_runs = reader.get(raw, "runs", list, prefix)
+    if not raw_runs:
+        raise ResultsFileError(reader.path, prefix + "runs", "is empty: a case needs at least one run")
+    if len(raw_runs) > MAX_RUNS:
+        raise ResultsFileError(reader.path, prefix + "runs", f"holds {len(raw_runs)} runs; at most {MAX_RUNS} are read")
+    runs = tuple(run_from_dict(reader, run, f"{prefix}runs[{index}].") for index, run in enumerate(raw_runs))
+    metrics = _metrics_from_dict(reader, reader.get(raw, "metrics", dict, prefix), f"{prefix}metrics")
+    run_metrics = raw.get("run_metrics", [])
+    if not isinstance(run_metrics, list) or (run_metrics and len(run_metrics) != len(runs)):
+        raise ResultsFileError(reader.path, prefix + "run_metrics",
+                               f"must be a list of one JSON object per run ({len(runs)})")
+    return CaseResult(
+        label=reader.check_length(reader.get(raw, "label", str, prefix), prefix + "label"),
+        params=reader.get(raw, "params", dict, prefix),
+        runs=runs,
+        metrics=metrics,
+        run_metrics=tuple(_metrics_from_dict(reader, found, f"{prefix}run_metrics[{index}]")
+                          for index, found in enumerate(run_metrics)),
+    )
+
+
+def _metrics_from_dict(reader: FieldReader, raw: Any, where: str) -> dict[str, float]:
+    if not isinstance(raw, dict):
+        raise ResultsFileError(reader.path, where, "must be a JSON object of name → number")
+    for name, value in raw.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ResultsFileError(reader.path, f"{where}.{name}", "must be a finite number")
+    return raw
+
+
+def run_from_dict(reader: FieldReader, raw: Any, prefix: str, *, stored_statistics: bool = True) -> Measurement:
+    """One run (one process's blocks) as ``run_to_dict`` writes it, each field checked and named
+    with ``prefix``. ``stored_statistics``: the run carries ``median_s``, ``iqr_s``, ``min_s`` and
+    ``mean_s``, as a results file's do, and each must agree with its samples; a saved diagnosis
+    keeps the samples alone (a median at most, for readers), so there none are read."""
+    if not isinstance(raw, dict):
+        raise ResultsFileError(reader.path, prefix.rstrip("."), "must be a JSON object")
+    samples = reader.get(raw, "samples_s", list, prefix)
+    if len(samples) > MAX_SAMPLES:
+        raise ResultsFileError(reader.path, prefix + "samples_s",
+                               f"holds {len(samples)} samples; at most {MAX_SAMPLES} are read")
+    if not samples or not all(_is_positive_number(s) for s in samples):
+        raise ResultsFileError(reader.path, prefix + "samples_s", "must be a non-empty list of positive numbers")
+    calls = reader.get(raw, "calls_per_block", int, prefix)
+    if calls < 1:
+        raise ResultsFileError(reader.path, prefix + "calls_per_block", f"must be at least 1, found {calls}")
+    first_call = reader.get(raw, "first_call_s", (int, float), prefix)
+    if not _is_positive_number(first_call):
+        raise ResultsFileError(reader.path, prefix + "first_call_s", "must be a positive number")
+    measurement = Measurement(
+        samples_s=tuple(float(s) for s in samples),
+        calls_per_block=calls,
+        first_call_s=float(first_call),
+        completion=reader.get(raw, "completion", str, prefix),
+        tracing_count=reader.get(raw, "tracing_count", (int, type(None)), prefix),
+    )
+    if not stored_statistics:
+        return measurement
+    for stat in ("median_s", "iqr_s", "min_s", "mean_s"):
+        stored = reader.get(raw, stat, (int, float), prefix)
+        if not math.isclose(stored, getattr(measurement, stat), rel_tol=1e-9, abs_tol=1e-15):
+            raise ResultsFileError(
+                reader.path, prefix + stat,
+                f"is {stored!r} but its samples give {getattr(measurement, stat)!r}; "
+                "statistics are derived from samples and must not be edited by hand",
+            )
+    return measurement
+
+
+def _is_positive_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+
+
+@dataclass(frozen=True)
+class FieldReader:
+    """Reads a JSON file's fields, refusing any that is missing or of the wrong type with a
+    ``ResultsFileError`` that names the file and the field: results files, and the runs and other
+    fields of saved diagnoses."""
+
+    path: Path | str
+
+    def get(self, mapping: Mapping[str, Any], name: str, types, prefix: str = "") -> Any:
+        types = types if isinstance(types, tuple) else (types,)
+        if name not in mapping:
+            raise ResultsFileError(self.path, prefix + name, "is missing")
+        value = mapping[name]
+        # bool is an int in Python; a count or a time given as true/false is an error.
+        if isinstance(value, bool) and bool not in types:
+            raise ResultsFileError(self.path, prefix + name, f"must be {_names(types)}, found a boolean")
+        if not isinstance(value, types):
+            raise ResultsFileError(
+                self.path, prefix + name, f"must be {_names(types)}, found {type(value).__name__}"
+            )
+        return value
+
+    def require(self, condition: bool, name: str, problem: str) -> None:
+        """Refuse the file, naming the field, unless ``condition`` holds."""
+        if not condition:
+            raise ResultsFileError(self.path, name, problem)
+
+    def check_length(self, value: str, name: str) -> str:
+        if len(value) > MAX_TEXT:
+            raise ResultsFileError(self.path, name, f"is {len(value):,} characters long; at most {MAX_TEXT} are read")
+        return value
+
+
+def _names(types: tuple[type, ...]) -> str:
+    return " or ".join("null" if t is type(None) else t.__name__ for t in types)

@@ -1,0 +1,50 @@
+"""Per-op dispatch cost from a grid with a ``PerOp`` column: a loop of small ops, divided by its op count."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tfspeedlab.core.results.schema import NotInResults, ResultsFile
+from tfspeedlab.core.spec.layout import PerOp
+from tfspeedlab.core.stats.grid import pivot
+
+
+@dataclass(frozen=True)
+class DispatchRow:
+    mode: str
+    per_op_s: float
+    step_s: float
+    op_by_op: bool
+
+
+def per_op_layout(results: ResultsFile) -> PerOp:
+    per_op = pivot(results).layout.per_op
+    if per_op is None:
+        raise NotInResults(f"{results.example} has no per-op column in its grid layout")
+    return per_op
+
+
+def per_op_s(results: ResultsFile, mode: str) -> float:
+    """A mode's time per call on the small-op loop divided by the loop's op count: the cost of one op."""
+    per_op = per_op_layout(results)
+    case = pivot(results).cells.get((mode, per_op.column))
+    if case is None:
+        raise NotInResults(f"{results.example} has no case of mode {mode!r} in column {per_op.column!r}")
+    return case.measurement.per_call_s / per_op.ops
+
+
+def dispatch_rows(results: ResultsFile) -> list[DispatchRow]:
+    """Every mode measured on both the small-op loop and the step column."""
+    per_op, grid = per_op_layout(results), pivot(results)
+    rows = []
+    for mode in grid.row_values:
+        loop, step = grid.cells.get((mode, per_op.column)), grid.cells.get((mode, per_op.step_column))
+        if loop is not None and step is not None:
+            rows.append(DispatchRow(mode, loop.measurement.per_call_s / per_op.ops, step.measurement.per_call_s,
+                                    bool(loop.params[per_op.op_by_op])))
+    return rows
+
+
+def floor_mode(rows: list[DispatchRow]) -> DispatchRow:
+    """The cheapest op-by-op mode: the floor of what dispatching one op costs."""
+    return min((row for row in rows if row.op_by_op), key=lambda row: row.per_op_s)

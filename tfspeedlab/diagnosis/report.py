@@ -1,0 +1,230 @@
+"""A diagnosis (of a function, or of a Keras model) as a reader sees it: aligned columns for the
+terminal, Markdown or a standalone HTML page to keep or share. The same text is the site's sample
+reports, so the page shows exactly what the terminal printed."""
+
+from __future__ import annotations
+
+import html
+import textwrap
+
+from tfspeedlab.core.profiling.trace import HOST_LAYERS, HOST_LAYER_LABELS
+from tfspeedlab.core.stats.memory_growth import FollowedMemory
+from tfspeedlab.core.stats.summary import text_columns
+from tfspeedlab.core.units import format_time
+from tfspeedlab.core.wording import BASELINE_CELL, format_growth, format_levelling, format_speedup, signed_bytes
+from tfspeedlab.diagnosis.function_core import MODES, Diagnosis
+from tfspeedlab.diagnosis.model_core import (BASELINES, FIT_BATCHES, FROM_FILE, PAGES as MODEL_PAGES, PREDICT,
+                                             START_PAGE, TRAINING, ModelDiagnosis)
+
+VERDICT_LEAD = "Verdict: "
+# Prose lines of the report wrap here: about what the guide's content column shows of a code
+# block at 1280 px, and the width of the report's widest table.
+WIDTH = 80
+# Where a report kept outside the site links to (mkdocs.yml's site_url).
+GUIDE_URL = "https://tfspeedlab.github.io/tfspeedlab/"
+
+
+def text_report(diagnosis: Diagnosis) -> str:
+    """The report: the command, its tables, and the verdict as the last paragraph (one line, so
+    that a page or a Markdown file can set it as prose)."""
+    # The command as a shell line, continued before its --inputs.
+    command = f"tfspeedlab diagnose {diagnosis.target}".replace(" --inputs ", " \\\n    --inputs ")
+    sections = [command, _modes_table(diagnosis), _wrapped(_findings(diagnosis))]
+    if diagnosis.host_split:
+        sections.append(_host_split_table(diagnosis))
+    if diagnosis.placement is not None:
+        sections.append(_placement_table(diagnosis))
+    if diagnosis.memory is not None:
+        sections.append(_wrapped([memory_line(diagnosis.memory, "calls of the function as given")]))
+    if diagnosis.skipped:
+        sections.append(_wrapped(f"Not measured: {part} ({why})" for part, why in diagnosis.skipped.items()))
+    sections.append(VERDICT_LEAD + diagnosis.verdict)
+    return "\n\n".join(sections)
+
+
+# The longest error a table cell holds before the table would outgrow WIDTH.
+ERROR_IN_CELL = 24
+
+
+def _wrapped(lines) -> str:
+    return "\n".join(textwrap.fill(line, WIDTH, subsequent_indent="  ", break_on_hyphens=False) for line in lines)
+
+
+def _modes_table(diagnosis: Diagnosis) -> str:
+    rows = [("Mode", "Per call (p10)", "Speed-up vs eager [95%]", "First call", "Pays off")]
+    # An error too long for a cell (XLA's name whole ops) goes below the table, wrapped.
+    below = []
+    for mode in MODES:
+        result = diagnosis.modes[mode]
+        if result.measurement is None:
+            if len(result.error or "") <= ERROR_IN_CELL:
+                rows.append((mode, f"could not run: {result.error}", "", "", ""))
+            else:
+                rows.append((mode, "could not run (below)", "", "", ""))
+                below.append(f"{mode} could not run: {result.error}")
+            continue
+        speedup = diagnosis.speedups.get(mode)
+        calls = diagnosis.break_even_calls.get(mode)
+        rows.append((mode, format_time(diagnosis.per_call_s[mode]),
+                     format_speedup(speedup) if speedup else "—", format_time(result.first_call_s),
+                     # "never": not clearly faster per call, so its costlier first call is not paid back.
+                     "—" if mode == "eager" else "never" if calls is None else f"{calls:,.0f} calls"))
+    return text_columns(rows) + "\n" + _wrapped(["(p10: the 10th percentile of all timed blocks, the "
+                                                 "guide's estimator; the speed-ups divide it)", *below])
+
+
+def _findings(diagnosis: Diagnosis) -> list[str]:
+    ops = "unknown (it could not be traced)" if diagnosis.op_count is None else f"{diagnosis.op_count:,}"
+    if diagnosis.compute_op_count is not None:
+        ops += (f", {diagnosis.compute_op_count:,} of them computing (placeholders, constants and "
+                "identities aside)")
+    lines = [f"Ops in the traced graph: {ops}"]
+    if diagnosis.processes > 1:
+        lines.append(f"Timed in {diagnosis.processes} fresh processes, pooled: the intervals cover how far "
+                     "a process moves")
+    probe = diagnosis.retracing
+    if probe is not None:
+        traces = [f"{probe.first_traces} on the first call"]
+        if probe.batch_size_traces is not None:
+            traces.append(f"{probe.batch_size_traces} more for another batch size")
+        elif probe.batch_size_unprobed:
+            traces.append(f"another batch size not probed ({probe.batch_size_unprobed})")
+        if probe.python_number_traces is not None:
+            traces.append(f"{probe.python_number_traces} more for two other Python numbers")
+        lines.append(f"Traces: {', '.join(traces)}")
+    if diagnosis.budget_s is not None and diagnosis.elapsed_s is not None and diagnosis.tracing_s is not None:
+        lines.append(f"Time spent: {diagnosis.elapsed_s:.1f} s of the {plain_seconds(diagnosis.budget_s)} s budget "
+                     f"({diagnosis.tracing_s:.1f} s of it tracing and compiling)")
+    return lines
+
+
+def _host_split_table(diagnosis: Diagnosis) -> str:
+    rows = [("Profiled", "Per call", "Calls", *(HOST_LAYER_LABELS[layer] for layer in HOST_LAYERS))]
+    for mode, split in diagnosis.host_split.items():
+        shares = split.fractions()
+        rows.append((mode, format_time(split.total_s), str(split.calls),
+                     *(f"{shares[layer]:.0%}" for layer in HOST_LAYERS)))
+    return text_columns(rows) + "\n" + _wrapped(["(host time per call, split by TensorFlow's profiler; its own "
+                                                 "overhead is in these times, so read the shares)"])
+
+
+def _placement_table(diagnosis: Diagnosis) -> str:
+    placement = diagnosis.placement
+    rows = [("Guide's cost model", "Predicted", "Measured (p10)", "Measured ÷ predicted")]
+    for mode, predicted in placement.predicted_s.items():
+        ratio = placement.measured_over_predicted(diagnosis, mode)
+        if ratio is None:
+            continue
+        rows.append((mode, format_time(predicted), format_time(ratio * predicted), f"{ratio:.3g}×"))
+    notes = [f"(for {placement.ops:,} op{'s' if placement.ops != 1 else ''} on {placement.elements:,} elements; "
+             f"fitted on the guide's {placement.runner.upper()} runner, {placement.fitted_on}: on another "
+             "machine the ratios may move)", placement.reading(diagnosis)]
+    if placement.extrapolated:
+        notes.append("beyond the op counts or tensor sizes the model was fitted on: an extrapolation")
+    note = "; ".join(note for note in notes[1:] if note)
+    return "\n".join([text_columns(rows), _wrapped([notes[0]] + ([f"{note[:1].upper()}{note[1:]}."] if note else []))])
+
+
+# -- a Keras model's report --
+
+def model_text_report(diagnosis: ModelDiagnosis) -> str:
+    shapes = " and ".join("(" + ", ".join(str(size) for size in shape) + ")" for shape in diagnosis.input_shapes)
+    sections = [
+        f"tfspeedlab diagnose {diagnosis.model_path} --batch {diagnosis.batch}",
+        f"Predict ladder, per call on inputs {shapes} ({MODEL_PAGES[PREDICT][0]} explains it)\n"
+        + _calls_table(diagnosis, PREDICT, "Per call (median)"),
+        f"Training calls, per step (fit: {FIT_BATCHES} batches a call, its time ÷ {FIT_BATCHES}; "
+        f"{MODEL_PAGES[TRAINING][0]} explains them)\n" + _calls_table(diagnosis, TRAINING, "Per step (median)"),
+        _training_setup(diagnosis),
+        *([_start_and_memory(diagnosis)] if diagnosis.load_s is not None or diagnosis.memory else []),
+        VERDICT_LEAD + diagnosis.verdict,
+    ]
+    return "\n\n".join(sections)
+
+
+def _start_and_memory(diagnosis: ModelDiagnosis) -> str:
+    """Loading the file and the first prediction (what a fresh process pays after its imports), and
+    resident memory over repeated predict calls."""
+    lines = []
+    if diagnosis.load_s is not None:
+        first = diagnosis.first_prediction_s
+        lines.append(f"Loading the file: {format_time(diagnosis.load_s)}"
+                     + (f"; loading and the first predict call: {format_time(first)}" if first is not None else "")
+                     + f". A fresh process pays TensorFlow's import before them ({START_PAGE[0]} measures it).")
+    if diagnosis.memory is not None:
+        lines.append(memory_line(diagnosis.memory, "predict calls"))
+    return _wrapped(lines)
+
+
+def plain_seconds(value: float) -> str:
+    """A budget in seconds at most to the tenth: pooled sittings add budgets up to 68.4024 s."""
+    return f"{value:.1f}".rstrip("0").rstrip(".")
+
+
+def memory_line(memory: FollowedMemory, calls: str) -> str:
+    """Resident memory's growth over a diagnosis's repeated calls, with its interval, whether it levels
+    off, and the Python heap's part."""
+    levelling = format_levelling(memory.per_call, memory.late_per_call)
+    return (f"Resident memory over {memory.calls} {calls}: {format_growth(memory.per_call)}"
+            + (f"; {levelling}" if levelling else "")
+            + f" (the Python heap's part: {signed_bytes(memory.heap_per_call)} per call; "
+              f"{START_PAGE[0]} says what stops a growth).")
+
+
+def _calls_table(diagnosis: ModelDiagnosis, group: str, per: str) -> str:
+    rows = [("Call", per, f"Speed-up over {BASELINES[group]} [95%]", "First call")]
+    for call in diagnosis.group(group):
+        if call.measurement is None:
+            rows.append((call.name, f"could not run: {call.error}" if call.error else "not measured (interrupted)",
+                         "", ""))
+            continue
+        speedup = diagnosis.speedups.get(call.name)
+        rows.append((call.name, format_time(call.measurement.median_s),
+                     BASELINE_CELL if call.name == BASELINES[group] else
+                     format_speedup(speedup) if speedup else "—",
+                     format_time(call.measurement.first_call_s)))
+    return text_columns(rows)
+
+
+def _training_setup(diagnosis: ModelDiagnosis) -> str:
+    if diagnosis.compiled_by == FROM_FILE:
+        return (f"Loss and optimizer: {diagnosis.loss} and {diagnosis.optimizer}, as compiled in the model file "
+                "(each training call on a freshly loaded model)")
+    return (f"Loss and optimizer: {diagnosis.loss} and {diagnosis.optimizer}, chosen by tfspeedlab: the model "
+            "file was saved without a loss (each training call on a freshly loaded model)")
+
+
+def markdown_report(target: str, text: str, links: list[tuple[str, str]]) -> str:
+    """A terminal report (``text``, ending in its verdict) as Markdown: the tables as a code block
+    (their columns stay aligned anywhere), the verdict as prose, the guide's pages as links."""
+    body, verdict_line = split_verdict(text)
+    fence = "```"
+    listed = "".join(f"\n- [{title}]({page_url(page)})" for page, title in links)
+    return (f"# Diagnosis of `{target.replace('`', '')}`\n\n{fence}text\n{body}\n{fence}\n\n"
+            f"**Verdict.** {verdict_line}\n" + (f"\nRead more:\n{listed}\n" if listed else ""))
+
+
+def html_report(target: str, text: str, links: list[tuple[str, str]]) -> str:
+    """The same as a standalone page (no scripts, no outside files) to keep or attach to an issue."""
+    body, verdict_line = split_verdict(text)
+    listed = "".join(f'<li><a href="{html.escape(page_url(page))}">{html.escape(title)}</a></li>'
+                     for page, title in links)
+    title = html.escape(f"Diagnosis of {target}")
+    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{title}</title><style>body{{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;"
+            "padding:0 1rem;line-height:1.5}pre{overflow-x:auto;background:#f5f5f5;padding:1rem;"
+            "font-size:.85rem}</style></head><body>"
+            f"<h1>{title}</h1><pre>{html.escape(body)}</pre>"
+            f"<p><strong>Verdict.</strong> {html.escape(verdict_line)}</p>"
+            + (f"<p>Read more:</p><ul>{listed}</ul>" if listed else "") + "</body></html>\n")
+
+
+def split_verdict(text: str) -> tuple[str, str]:
+    """A report's tables, and its verdict without the lead: the two parts a page or a file sets apart."""
+    body, verdict_line = text.rsplit("\n\n" + VERDICT_LEAD, 1)
+    return body, verdict_line
+
+
+def page_url(page: str) -> str:
+    return f"{GUIDE_URL}{page.removesuffix('.md')}/"

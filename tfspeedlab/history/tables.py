@@ -1,0 +1,110 @@
+"""The tables of the release-history page: a workload's times per release, the material changes
+between consecutive releases, and what each release's environment installed."""
+
+from __future__ import annotations
+
+from tfspeedlab.core.results.history import ReleaseResults
+from tfspeedlab.core.results.schema import NotInResults
+from tfspeedlab.core.stats import intervals, memory_growth
+from tfspeedlab.core.units import format_ratio, format_time
+from tfspeedlab.core.wording import NO_VERDICT_CELL, change_cell, format_change, growth_cell, time_change
+from tfspeedlab.history import trends
+from tfspeedlab.render.markdown import LEFT, Markdown, code, italic, table
+
+
+
+def trend_table(history: list[ReleaseResults], example: str, workload: str) -> Markdown:
+    """Releases × modes (a column per mode keeps the table narrow): each cell the time per call,
+    the 10th percentile of all blocks; the last row each mode's newest release against its oldest."""
+    return times_table(history, example, {trends.mode_label(history, example, label, mode): label
+                                          for mode, label in trends.workload_groups(history, example)[workload].items()})
+
+
+def times_table(history: list[ReleaseResults], example: str, labels: dict[str, str]) -> Markdown:
+    """Releases × columns (each a case, ``labels``: column → case label): each cell the case's time per
+    call on that release; the last row each column's newest release against its oldest."""
+    releases = [item.release for item in history]
+    series = {mode: dict(trends.measured(history, example, label)) for mode, label in labels.items()}
+    keras = {item.release: (item.environment or {}).get("keras") for item in history}
+    rows = [[release.name, code(keras[release]) if keras[release] else "—",
+             *(format_time(intervals.estimate_s(measured[release])) if release in measured else "—"
+               for measured in series.values())]
+            for release in releases]
+    changes = []
+    for mode, measured in series.items():
+        if not measured:
+            changes.append("—")
+            continue
+        first, last = min(measured), max(measured)
+        try:
+            changes.append(change_cell(trends.across(history, example, labels[mode], first, last))
+                           if first != last else "—")
+        except trends.DifferentMachines:
+            changes.append("not compared (different CPUs)")
+    span = f"{releases[-1].name} vs {releases[0].name}" if releases else "change"
+    return table(["Release", "Keras", *series], [*rows, [span, "", *changes]])
+
+
+def changes_table(history: list[ReleaseResults], example: str) -> Markdown:
+    steps = trends.material_steps(history, example)
+    if not steps:
+        return Markdown(italic(f"No case changed by {format_ratio(trends.MATERIAL_CHANGE)} or more, with its interval "
+                               "clear of 1, between consecutive releases."))
+    rows = [[step.case, f"{step.before.name} → {step.after.name}", format_time(step.old_s), format_time(step.new_s),
+             format_change(step.change)] for step in steps]
+    return table(["Case", "Releases", "Before", "After", "Change [95% interval]"], rows,
+                 [LEFT, LEFT, "--:", "--:", LEFT])
+
+
+def environments_table(history: list[ReleaseResults], example: str) -> Markdown:
+    rows = []
+    for item in history:
+        record = item.environment or {}
+        results = item.results.get(example)
+        if item.environment_failure is not None and results is None:
+            outcome = f"environment failed: {item.environment_failure.get('error', 'unknown error').splitlines()[0]}"
+        elif example in item.failures:
+            outcome = f"failed: {item.failures[example].splitlines()[0]}"
+        elif results is None:
+            outcome = "not run"
+        else:
+            skipped = results.params.get("not_run") or {}
+            outcome = "measured" + (f"; not run: {', '.join(sorted(skipped))}" if skipped else "")
+        measured = results.environment["utc_time"][:10] if results is not None else "—"
+        rows.append([item.release.name, *(code(record[name]) if record.get(name) else "—" for name in
+                                          ("tensorflow", "keras", "tf_keras", "numpy")),
+                     (record.get("resolved_at") or "—")[:10], measured, outcome])
+    return table(["Release", "TensorFlow", "Keras", "tf-keras", "NumPy", "Packages as of", "Measured", "Outcome"],
+                 rows, [LEFT] * 8)
+
+
+def sittings_table(history: list[ReleaseResults], example: str) -> Markdown:
+    """Per release measured twice: how many cases differ between the sittings, and by how much."""
+    shifts = trends.sitting_shifts(history, example)
+    if not shifts:
+        return Markdown(italic("Every release was measured in one sitting."))
+    rows = [[shift.release.name, NO_VERDICT_CELL if shift.differing is None else f"{shift.differing} of {shift.cases}",
+             time_change(shift.median_change)] for shift in shifts]
+    return table(["Release", "Cases that differ between the passes", "Second pass against the first (median over its cases)"], rows)
+
+
+def growth_table(history: list[ReleaseResults], example: str, labels: dict[str, str],
+                 second_half: bool = False) -> Markdown:
+    """Releases × loops (``labels``: column → case label): each cell the loop's resident-memory growth
+    per call on that release, in the wording module's words, with its interval; over the whole
+    followed loop, or over its ``second_half`` (the steady rate, after what a loop gives back early)."""
+    rows = []
+    for item in history:
+        results = item.results.get(example)
+        if results is None:
+            continue
+        keras = (item.environment or {}).get("keras")
+        cells = []
+        for label in labels.values():
+            try:
+                found = memory_growth.growth(results.case(label))
+                cells.append(growth_cell(found.late_per_call if second_half else found.per_call))
+            except NotInResults:
+                cells.append("—")
+        rows.append([item.release.name, code(keras) if keras else "—", *cells])
+    return table(["Release", "Keras", *labels], rows)

@@ -1,0 +1,109 @@
+"""Tables of the memory and start-up page: how resident memory grows over repeated calls (per Keras,
+call and remedy), and what starting up costs (imports and what takes their time, the first
+prediction of a fresh process, building, saving and loading a model)."""
+
+from __future__ import annotations
+
+from tfspeedlab.core import wording
+from tfspeedlab.core.results.schema import CaseResult, NotInResults, ResultsFile
+from tfspeedlab.core.stats import intervals
+from tfspeedlab.core.stats.memory_growth import growth, per_what
+from tfspeedlab.core.units import format_time
+from tfspeedlab.core.wording import format_growth, speedup_cell
+from tfspeedlab.render.markdown import LEFT, RIGHT, Markdown, code, table, text
+
+# The import every other is set against.
+REFERENCE_IMPORT = "import tensorflow"
+REFERENCE_FORMAT = ".keras"
+
+
+def growth_table(results: ResultsFile) -> Markdown:
+    """Per Keras, call (with the calls followed) and remedy: resident memory's growth per call over the
+    followed loop and over its second half, the Python heap's growth and the time per call (seven
+    columns: a page's width at 1280 px; the memory over the loop is the chart's)."""
+    body = []
+    for case in results.cases:
+        try:
+            found = growth(case)
+        except NotInResults:
+            continue
+        p, per = case.params, per_what(case)
+        body.append([code(p["keras"]), text(f"{p['call']} × {found.calls:,}"), text(p["cleanup"]),
+                     format_growth(found.per_call, per), format_growth(found.late_per_call, per),
+                     f"{wording.signed_bytes(found.heap_per_call, plus=True)} per {per}", format_time(case.measurement.per_call_s)])
+    if not body:
+        return Markdown(text("No case followed its memory (it is followed on Linux only)."))
+    return table(["Keras", "Call × calls followed", "After each call", "Resident memory, whole loop",
+                  "… its second half", "Python heap", "Time per call"], body,
+                 [LEFT, LEFT, LEFT, LEFT, LEFT, RIGHT, RIGHT])
+
+
+
+# ------------------------------------------------------------ start-up
+
+
+def _of_kind(results: ResultsFile, kind: str) -> list[CaseResult]:
+    return [case for case in results.cases if case.params.get("kind") == kind]
+
+
+def imports_table(results: ResultsFile) -> Markdown:
+    """Each import as a fresh process, start to exit: its time, and against ``import tensorflow``."""
+    found = _of_kind(results, "import")
+    try:
+        reference = results.case(REFERENCE_IMPORT)
+    except NotInResults:
+        reference = None
+    body = [[code(case.label) if case.label != "python alone" else text("python -c pass"),
+             format_time(case.measurement.per_call_s), format_time(case.measurement.median_s),
+             speedup_cell(intervals.ratio(reference, case)) if reference is not None and case is not reference
+             else "reference" if case is reference else "not measured"]
+            for case in found]
+    return table(["Fresh process runs", "Time (fastest 10%)", "Median", f"Compared with {REFERENCE_IMPORT}"], body,
+                 [LEFT, RIGHT, RIGHT, LEFT])
+
+
+def contributors_table(results: ResultsFile, label: str) -> Markdown:
+    """What ``python -X importtime`` gave each top-level package of one import (its modules' own
+    times added up) and the modules that took longest themselves."""
+    metrics = results.case(label).metrics
+    total = metrics.get("importtime_total_s")
+    if not total:
+        raise NotInResults(f"case {label!r} has no -X importtime record")
+    rows = [[text(kind), code(name), format_time(seconds), f"{seconds / total:.0%}"]
+            for key, seconds in sorted(metrics.items(), key=lambda item: -item[1])
+            for kind, _, name in [key.partition(" ")] if kind in ("package", "module")]
+    rows.sort(key=lambda row: row[0] != "package")  # packages first, each group largest first
+    return table(["Counted by", "Name", "Own time", "Share of the import"], rows, [LEFT, LEFT, RIGHT, RIGHT])
+
+
+def first_prediction_table(results: ResultsFile) -> Markdown:
+    """Per model and format: a fresh process's import, load and first prediction, start to exit; one cold
+    start's split into its parts, as the child timed them; and the whole against ``.keras``."""
+    body = []
+    for case in _of_kind(results, "first prediction"):
+        p, m = case.params, case.metrics
+        try:
+            reference = results.case(f"first prediction · {p['model']} · {REFERENCE_FORMAT}")
+        except NotInResults:
+            reference = None
+        against = ("reference" if case is reference else "not measured" if reference is None
+                   else speedup_cell(intervals.ratio(reference, case)))
+        body.append([text(p["model"]), code(p["format"]), format_time(case.measurement.per_call_s),
+                     *(format_time(m[part]) if part in m else "not recorded"
+                       for part in ("import_s", "load_s", "first_call_s")), against])
+    # The times first, the total then its parts, so that a phone shows them before it must scroll.
+    return table(["Model", "Saved as", "Start to first prediction", "Import", "Load", "First call",
+                  f"Compared with {REFERENCE_FORMAT}"], body, [LEFT, LEFT, RIGHT, RIGHT, RIGHT, RIGHT, LEFT])
+
+
+def save_load_table(results: ResultsFile) -> Markdown:
+    """Per model and format: building it in code, saving and loading it, call after call in one process,
+    with the process's first call apart (the first load pays for what later loads reuse)."""
+    body = []
+    for kind in ("build", "save", "load"):
+        for case in _of_kind(results, kind):
+            p = case.params
+            body.append([text(p["model"]), text(kind), code(p["format"]) if kind != "build" else text("in code"),
+                         format_time(case.measurement.per_call_s), format_time(case.measurement.first_call_s)])
+    return table(["Model", "Action", "Format", "Time (fastest 10%)", "First in a process"], body,
+                 [LEFT, LEFT, LEFT, RIGHT, RIGHT])

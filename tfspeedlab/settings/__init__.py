@@ -1,0 +1,1 @@
+"""CPU settings (threads, oneDNN): the tables of a settings grid."""
