@@ -108,7 +108,7 @@ def test_coverage_checks_each_sitting_against_a_drift_estimated_without_it():
     assert by_value == {round(10 / 1.3, 1): 0, 10.0: 1}
 
 
-def test_t975_refuses_no_degrees_of_freedom_and_is_normal_past_thirty():
+def test_refuses_no_degrees_of_freedom_and_is_normal_past_thirty():
     with pytest.raises(ValueError):
         intervals.t975(0)
     assert intervals.t975(1) == 12.706 and intervals.t975(31) == intervals.NORMAL_975

@@ -1,5 +1,5 @@
-"""Hostile input: results files, pages, examples and signals that try to break the build, leak
-files or lose data. One test (or more) per case of the issue that listed them, numbered alike."""
+"""Bad input to runs and results: results files, pages, examples and signals that try to break the
+build, leak files or lose data; each test is named by the behaviour it holds the code to."""
 
 import dataclasses
 import json
@@ -39,7 +39,7 @@ def _html(markdown_text: str) -> str:
 # 1. A results file named for "." (or "...") must not reach a path.
 
 @pytest.mark.parametrize("name", [".", "..", "...", "a/b", "-x", ""])
-def test_1_example_name_that_is_not_a_file_name_is_refused_and_merge_deletes_nothing(tmp_path, name):
+def test_example_name_that_is_not_a_file_name_is_refused_and_merge_deletes_nothing(tmp_path, name):
     data = {**to_dict(synthetic_results()), "example": name}
     file_name = f"{name}.json" if name and "/" not in name else "bad.json"  # "..json", as in the report
     source = _write_raw(tmp_path / "source" / "cpu" / file_name, data)
@@ -65,7 +65,7 @@ def test_1_example_name_that_is_not_a_file_name_is_refused_and_merge_deletes_not
 HOSTILE = "<img src=x onerror=alert(1)>"
 
 
-def test_2_labels_titles_cpu_model_and_errors_reach_the_html_escaped(tmp_path):
+def test_labels_titles_cpu_model_and_errors_reach_the_html_escaped(tmp_path):
     results = synthetic_results()
     results = dataclasses.replace(
         results, title=f"]({HOSTILE}) <script>x</script>",
@@ -88,7 +88,7 @@ def test_2_labels_titles_cpu_model_and_errors_reach_the_html_escaped(tmp_path):
 
 # 3. Symbolic links are never followed out of the results tree.
 
-def test_3_a_symlinked_trace_is_not_published_and_merge_refuses_it(tmp_path):
+def test_a_symlinked_trace_is_not_published_and_merge_refuses_it(tmp_path):
     source = tmp_path / "source"
     write_results(synthetic_results(), source)
     traces = source / "cpu" / "traces" / "demo"
@@ -114,7 +114,7 @@ def test_3_a_symlinked_trace_is_not_published_and_merge_refuses_it(tmp_path):
     assert directives.trace_files(source, "cpu", "demo") == []
 
 
-def test_3_a_symlinked_results_file_is_refused_by_name(tmp_path):
+def test_a_symlinked_results_file_is_refused_by_name(tmp_path):
     folder = tmp_path / "cpu"
     folder.mkdir()
     (folder / "demo.json").symlink_to(tmp_path / "nowhere.json")  # dangling, too
@@ -147,7 +147,7 @@ STARTS = pytest.mark.parametrize("start", [(), ("--quick",)], ids=["fresh", "for
 @pytest.mark.slow  # a fresh process imports TensorFlow: seconds (the fast tier leaves it out)
 @STARTS
 @pytest.mark.parametrize("code", [0, 3])
-def test_4_an_example_that_calls_sys_exit_is_a_recorded_failure_and_the_suite_goes_on(tmp_path, code, start):
+def test_an_example_that_calls_sys_exit_is_a_recorded_failure_and_the_suite_goes_on(tmp_path, code, start):
     examples = _examples(tmp_path, exiting=EXITING.format(code=code), passing=PASSING_EXAMPLE)
     out = tmp_path / "results"
     completed = run_cli("--examples", str(examples), "run", "exiting", "passing", "--runner", "cpu", "--out", str(out),
@@ -160,7 +160,7 @@ def test_4_an_example_that_calls_sys_exit_is_a_recorded_failure_and_the_suite_go
 
 # 5. Nothing is written that the loader would refuse.
 
-def test_5_a_nan_metric_is_not_written_over_a_good_file(tmp_path):
+def test_a_nan_metric_is_not_written_over_a_good_file(tmp_path):
     good = synthetic_results()
     path = write_results(good, tmp_path)
     before = path.read_bytes()
@@ -187,7 +187,7 @@ def workload(quick=False):
 
 @pytest.mark.slow  # a fresh process imports TensorFlow: seconds (the fast tier leaves it out)
 @STARTS
-def test_6_a_hanging_example_times_out_is_recorded_and_the_rest_run(tmp_path, start):
+def test_a_hanging_example_times_out_is_recorded_and_the_rest_run(tmp_path, start):
     examples = _examples(tmp_path, hanging=HANGING, passing=PASSING_EXAMPLE)
     out = tmp_path / "results"
     began = time.monotonic()
@@ -205,7 +205,7 @@ def test_6_a_hanging_example_times_out_is_recorded_and_the_rest_run(tmp_path, st
 
 # 7. Sizes are capped with a clear message.
 
-def test_7_overlong_fields_and_huge_files_are_refused_quickly(tmp_path):
+def test_overlong_fields_and_huge_files_are_refused_quickly(tmp_path):
     long_title = {**to_dict(synthetic_results()), "title": "x" * (MAX_TEXT + 1)}
     with pytest.raises(ResultsFileError, match=f"'title' is {MAX_TEXT + 1:,} characters long"):
         load_results(_write_raw(tmp_path / "cpu" / "demo.json", long_title))
@@ -230,7 +230,7 @@ def test_7_overlong_fields_and_huge_files_are_refused_quickly(tmp_path):
     ("gpu", "gpu", [], "environment.gpus"),
     ("cpu", "cpu", [{"name": "x"}], "environment.gpus"),
 ])
-def test_8_the_site_refuses_a_file_that_does_not_fit_its_folder(tmp_path, folder, runner, gpus, field):
+def test_the_site_refuses_a_file_that_does_not_fit_its_folder(tmp_path, folder, runner, gpus, field):
     results = synthetic_results(runner=runner)
     results = dataclasses.replace(results, environment={**results.environment, "gpus": gpus})
     path = _write_raw(tmp_path / folder / "demo.json", to_dict(results))
@@ -239,7 +239,7 @@ def test_8_the_site_refuses_a_file_that_does_not_fit_its_folder(tmp_path, folder
     assert raised.value.field == field
 
 
-def test_8_results_for_an_example_that_does_not_exist_stop_the_build(tmp_path):
+def test_results_for_an_example_that_does_not_exist_stop_the_build(tmp_path):
     results_root = tmp_path / "results"
     shutil.copytree(REPO / "results", results_root)
     write_results(synthetic_results(example="no_such_example", runner="cpu"), results_root)
@@ -250,7 +250,7 @@ def test_8_results_for_an_example_that_does_not_exist_stop_the_build(tmp_path):
 
 # 9. Every malformed or unknown directive fails the build.
 
-def test_9_directives_naming_no_example_or_a_misspelt_option_are_errors(tmp_path):
+def test_directives_naming_no_example_or_a_misspelt_option_are_errors(tmp_path):
     context = directives.Context({"cpu": {}, "gpu": {}}, tmp_path, None, "x.md",
                                  known_examples=frozenset({"small_ops"}))
     for name, args in (("results", ["no_such"]), ("traces", ["nosuch"]), ("median", ["no_such", "eager"])):
@@ -263,7 +263,7 @@ def test_9_directives_naming_no_example_or_a_misspelt_option_are_errors(tmp_path
 
 @pytest.mark.parametrize("text", ["{{ median small_ops eager }", "{{ Median small_ops eager }}",
                                   "a }} b", "{{median small_ops eager}"])
-def test_9_text_the_directive_pattern_does_not_take_is_an_error_with_its_line(text):
+def test_text_the_directive_pattern_does_not_take_is_an_error_with_its_line(text):
     problem = malformed_directive(f"# Page\n\nfine {{{{ median small_ops eager }}}}\n{text}\n")
     assert problem is not None and problem.startswith("line 4:")
     assert malformed_directive("{{ median small_ops eager }} and `{m:.1%}`") is None
@@ -271,7 +271,7 @@ def test_9_text_the_directive_pattern_does_not_take_is_an_error_with_its_line(te
 
 # 10. Clear messages, not tracebacks; merge all or nothing.
 
-def test_10_out_that_is_a_file_is_one_clear_error(tmp_path):
+def test_out_that_is_a_file_is_one_clear_error(tmp_path):
     examples = _examples(tmp_path, passing=PASSING_EXAMPLE)
     out = tmp_path / "file"
     out.write_text("not a folder")
@@ -281,7 +281,7 @@ def test_10_out_that_is_a_file_is_one_clear_error(tmp_path):
     assert out.read_text() == "not a folder"
 
 
-def test_10_merge_stages_everything_before_it_replaces_anything(tmp_path, monkeypatch):
+def test_merge_stages_everything_before_it_replaces_anything(tmp_path, monkeypatch):
     later = "2026-06-01T00:00:00+00:00"
     source = tmp_path / "source"
     for runner, gpus in (("cpu", []), ("gpu", [{"name": "x"}])):
@@ -313,14 +313,14 @@ def test_10_merge_stages_everything_before_it_replaces_anything(tmp_path, monkey
     (b'{"error": "x", "utc_time": 5}', "utc_time"),
     (b"\xff\xfe not utf-8", "<file>"),
 ])
-def test_10_a_bad_failure_record_names_its_file_and_field(tmp_path, content, field):
+def test_a_bad_failure_record_names_its_file_and_field(tmp_path, content, field):
     (tmp_path / "demo.failed.json").write_bytes(content)
     with pytest.raises(ResultsFileError) as raised:
         load_failure(tmp_path, "demo")
     assert raised.value.field == field and "demo.failed.json" in str(raised.value)
 
 
-def test_10_non_dict_gpu_entry_and_non_utf8_results_name_the_file(tmp_path):
+def test_non_dict_gpu_entry_and_non_utf8_results_name_the_file(tmp_path):
     data = to_dict(synthetic_results())
     data["environment"]["gpus"] = ["GPU:0"]
     with pytest.raises(ResultsFileError, match="environment.gpus"):
@@ -332,7 +332,7 @@ def test_10_non_dict_gpu_entry_and_non_utf8_results_name_the_file(tmp_path):
         load_results(binary)
 
 
-def test_10_examples_folder_missing_or_a_non_utf8_example_are_clear(tmp_path):
+def test_examples_folder_missing_or_a_non_utf8_example_are_clear(tmp_path):
     completed = run_cli("--examples", str(tmp_path / "nonexistent"), "list")
     assert completed.returncode == 2 and "no such folder of examples" in completed.stderr
     examples = _examples(tmp_path, passing=PASSING_EXAMPLE)
@@ -346,7 +346,7 @@ def test_10_examples_folder_missing_or_a_non_utf8_example_are_clear(tmp_path):
 
 @pytest.mark.slow  # a fresh process imports TensorFlow: seconds (the fast tier leaves it out)
 @STARTS
-def test_11_sigint_to_the_parent_alone_reaches_the_child_and_keeps_the_old_results(tmp_path, start):
+def test_sigint_to_the_parent_alone_reaches_the_child_and_keeps_the_old_results(tmp_path, start):
     examples = _examples(tmp_path, slow=SLOW_EXAMPLE)
     out = tmp_path / "results"
     previous = out / "cpu" / "slow.json"
@@ -370,7 +370,7 @@ def test_11_sigint_to_the_parent_alone_reaches_the_child_and_keeps_the_old_resul
 
 
 @pytest.mark.slow  # a fresh process imports TensorFlow: seconds (the fast tier leaves it out)
-def test_11_sigint_during_a_quick_run_of_two_examples_at_once_stops_both_and_reports_each(tmp_path):
+def test_sigint_during_a_quick_run_of_two_examples_at_once_stops_both_and_reports_each(tmp_path):
     examples = _examples(tmp_path, slow=SLOW_EXAMPLE, slow2=SLOW_EXAMPLE.replace('name="slow"', 'name="slow2"'))
     out = tmp_path / "results"
     process = subprocess.Popen(
@@ -391,7 +391,7 @@ def test_11_sigint_during_a_quick_run_of_two_examples_at_once_stops_both_and_rep
     assert not list(out.glob(".staging-*"))
 
 
-def test_11_staging_left_by_a_killed_run_is_removed_by_the_next(tmp_path):
+def test_staging_left_by_a_killed_run_is_removed_by_the_next(tmp_path):
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     abandoned = tmp_path / f".staging-{dead.pid}-abc"
@@ -404,7 +404,7 @@ def test_11_staging_left_by_a_killed_run_is_removed_by_the_next(tmp_path):
 
 # 12. Two runs publishing the same example's traces do not collide.
 
-def test_12_concurrent_publishing_never_fails(tmp_path):
+def test_concurrent_publishing_never_fails(tmp_path):
     code = textwrap.dedent(f'''
         import sys
         from pathlib import Path
@@ -424,18 +424,18 @@ def test_12_concurrent_publishing_never_fails(tmp_path):
 
 # 13. Minor: permissions, duplicate names, clocks from the future.
 
-def test_13_results_files_are_readable_by_others_like_any_published_file(tmp_path):
+def test_results_files_are_readable_by_others_like_any_published_file(tmp_path):
     path = write_results(synthetic_results(), tmp_path)
     umask = os.umask(0)
     os.umask(umask)
     assert path.stat().st_mode & 0o777 == 0o666 & ~umask
 
 
-def test_13_an_example_named_twice_runs_once():
+def test_an_example_named_twice_runs_once():
     assert [s.name for s in catalog.select(["small_ops", "small_ops", "matmul"])] == ["small_ops", "matmul"]
 
 
-def test_13_a_run_dated_in_the_future_is_refused_by_merge(tmp_path):
+def test_a_run_dated_in_the_future_is_refused_by_merge(tmp_path):
     results = synthetic_results()
     future = dataclasses.replace(results, environment={**results.environment, "utc_time": "2999-01-01T00:00:00+00:00"})
     write_results(future, tmp_path / "source")

@@ -1,6 +1,6 @@
-"""Hostile input, round two: ``diagnose``, ``pool``, ``compare``, ``history`` and saved diagnoses on
-pages, tried as an attacker and an unlucky user would. One test (or more) per defect of the issue
-that listed them, numbered alike; "m1" … "m3" are its three minor ones."""
+"""Bad input to the commands and the pages: ``diagnose``, ``pool``, ``compare``, ``history`` and
+saved diagnoses on pages, tried as an attacker and an unlucky user would; each test is named by the
+behaviour it holds the code to."""
 
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def _html(markdown_text: str) -> str:
 
 # 1. A trace file's name reaches a page, a link and a shell command: refused outside a safe set.
 
-def test_1_a_trace_named_outside_the_safe_set_stops_the_build_naming_it(tmp_path):
+def test_a_trace_named_outside_the_safe_set_stops_the_build_naming_it(tmp_path):
     root = tmp_path / "results"
     write_results(synthetic_results(example="time_breakdown"), root)
     hostile = "0\n    ```\n\n<img src=y onerror=alert(2)>\n\n```\n.xplane.pb"
@@ -118,7 +118,7 @@ def test_1_a_trace_named_outside_the_safe_set_stops_the_build_naming_it(tmp_path
 ATTRIBUTE = "eager {: onclick=\"alert('T15')\" }"
 
 
-def test_2_a_label_or_baseline_written_as_attr_list_syntax_stays_text():
+def test_a_label_or_baseline_written_as_attr_list_syntax_stays_text():
     results = synthetic_results()
     results = dataclasses.replace(results, baseline=ATTRIBUTE, cases=tuple(
         dataclasses.replace(case, label=ATTRIBUTE if case.label == "eager" else case.label) for case in results.cases))
@@ -129,7 +129,7 @@ def test_2_a_label_or_baseline_written_as_attr_list_syntax_stays_text():
     assert elements.handlers == [] and "{: onclick" in page
 
 
-def test_2_the_history_outcome_cell_is_text_too():
+def test_the_history_outcome_cell_is_text_too():
     assert "<td onclick" not in _html("| Outcome |\n| --- |\n| " + text(f"failed: {ATTRIBUTE}") + " |")
     history = [ReleaseResults(Release(2, 15), {}, {"release": "2.15", "tensorflow": "2.15.1"}, None,
                               {"releases": f"boom {ATTRIBUTE}"})]
@@ -141,7 +141,7 @@ def test_2_the_history_outcome_cell_is_text_too():
 
 # 3. A results file's title is escaped where the estimator table names it.
 
-def test_3_a_hostile_title_in_the_estimator_table_is_text():
+def test_a_hostile_title_in_the_estimator_table_is_text():
     results = synthetic_results()
     # Four processes per case: the experiment runs, and its caption names the results' title.
     results = dataclasses.replace(results, title='Title <script>alert("T16")</script>', quick=False, cases=tuple(
@@ -155,7 +155,7 @@ def test_3_a_hostile_title_in_the_estimator_table_is_text():
 
 # 4. Reports never replace a device, a symlink's target or the diagnosed source; checked first.
 
-def test_4_a_device_a_pipe_a_link_and_the_source_are_refused_before_anything_is_written(tmp_path, sample):
+def test_a_device_a_pipe_a_link_and_the_source_are_refused_before_anything_is_written(tmp_path, sample):
     with pytest.raises(UsageError, match="not a regular file"):
         check_report_paths({"save": Path("/dev/null")}, [])
     fifo = tmp_path / "pipe"
@@ -172,7 +172,7 @@ def test_4_a_device_a_pipe_a_link_and_the_source_are_refused_before_anything_is_
     assert not (tmp_path / "elsewhere.json").exists()
 
 
-def test_4_two_reports_to_one_file_and_an_unwritable_folder_are_refused_before_measuring(tmp_path, sample, capsys):
+def test_two_reports_to_one_file_and_an_unwritable_folder_are_refused_before_measuring(tmp_path, sample, capsys):
     report = tmp_path / "r.out"
     assert main(_diagnose(sample, "small", "--save", str(report), "--markdown", str(report))) == 2
     assert "writes the same file" in capsys.readouterr().err
@@ -192,7 +192,7 @@ def test_4_two_reports_to_one_file_and_an_unwritable_folder_are_refused_before_m
 # 5. A failing standard output loses no requested --save and ends in one line, no traceback.
 
 @pytest.mark.slow  # a fresh process imports TensorFlow: seconds (the fast tier leaves it out)
-def test_5_a_full_stdout_still_saves_the_report_and_says_so_in_one_line(tmp_path, sample):
+def test_a_full_stdout_still_saves_the_report_and_says_so_in_one_line(tmp_path, sample):
     saved = tmp_path / "bp.json"
     with open("/dev/full", "w") as full:
         completed = subprocess.run([sys.executable, "-m", "tfspeedlab", *_diagnose(
@@ -205,7 +205,7 @@ def test_5_a_full_stdout_still_saves_the_report_and_says_so_in_one_line(tmp_path
 
 @pytest.mark.slow  # a fresh process imports TensorFlow: seconds (the fast tier leaves it out)
 @pytest.mark.parametrize("args", [["env"], ["list"], ["compare", "{a}", "{a}"]])
-def test_5_env_list_and_compare_on_a_full_disk_or_a_closed_pipe_end_in_one_line(tmp_path, args):
+def test_env_list_and_compare_on_a_full_disk_or_a_closed_pipe_end_in_one_line(tmp_path, args):
     write_results(synthetic_results(), tmp_path / "r")
     argv = [arg.format(a=tmp_path / "r" / "cpu" / "demo.json") for arg in args]
     with open("/dev/full", "w") as full:
@@ -232,19 +232,19 @@ def test_5_env_list_and_compare_on_a_full_disk_or_a_closed_pipe_end_in_one_line(
     ("generator_exit", "GeneratorExit"),
 ])
 @pytest.mark.slow  # a fresh process imports TensorFlow: seconds (the fast tier leaves it out)
-def test_6_a_target_that_exits_is_a_clear_failure_with_exit_2(sample, function, message):
+def test_a_target_that_exits_is_a_clear_failure_with_exit_2(sample, function, message):
     completed = run_cli(*_diagnose(sample, function, "--budget", "3"))
     assert completed.returncode == 2, completed.stderr[-2000:]
     assert message in completed.stderr and "Traceback" not in completed.stderr
 
 
-def test_6_an_inputs_function_that_exits_is_a_clear_failure(sample):
+def test_an_inputs_function_that_exits_is_a_clear_failure(sample):
     completed = run_cli(*_diagnose(sample, "small", inputs="inputs_exit"))
     assert completed.returncode == 2 and "--inputs" in completed.stderr and "sys.exit(0)" in completed.stderr
 
 
 @pytest.mark.slow  # a fresh process imports TensorFlow: seconds (the fast tier leaves it out)
-def test_6_a_child_process_that_exits_without_its_report_fails_the_pooled_run(sample):
+def test_a_child_process_that_exits_without_its_report_fails_the_pooled_run(sample):
     completed = run_cli(*_diagnose(sample, "hard_exits_when_compiled", "--processes", "2", "--budget", "6"))
     assert completed.returncode == 2 and "os._exit(0)" in completed.stderr
     assert "interrupted" not in completed.stderr
@@ -253,7 +253,7 @@ def test_6_a_child_process_that_exits_without_its_report_fails_the_pooled_run(sa
 # 7. What the target prints stays off standard output: --json parses.
 
 @pytest.mark.slow  # a fresh process imports TensorFlow: seconds (the fast tier leaves it out)
-def test_7_a_target_that_prints_leaves_json_on_stdout_alone(sample):
+def test_a_target_that_prints_leaves_json_on_stdout_alone(sample):
     completed = run_cli(*_diagnose(sample, "chatty", "--json", "--budget", "3"))
     assert completed.returncode == 0, completed.stderr[-2000:]
     assert json.loads(completed.stdout)["kind"] == "function"
@@ -262,7 +262,7 @@ def test_7_a_target_that_prints_leaves_json_on_stdout_alone(sample):
 
 # 8. A sitting is pooled once: never with itself, never with a tree it is already in.
 
-def test_8_pooling_a_tree_with_itself_is_refused_and_changes_nothing(tmp_path):
+def test_pooling_a_tree_with_itself_is_refused_and_changes_nothing(tmp_path):
     write_results(synthetic_results(), tmp_path / "p1")
     before = snapshot(tmp_path / "p1")
     for _ in range(2):
@@ -270,7 +270,7 @@ def test_8_pooling_a_tree_with_itself_is_refused_and_changes_nothing(tmp_path):
     assert snapshot(tmp_path / "p1") == before
 
 
-def test_8_a_sitting_already_pooled_in_is_refused():
+def test_a_sitting_already_pooled_in_is_refused():
     first = synthetic_results()
     second = dataclasses.replace(first, environment={**first.environment, "utc_time": "2026-01-01T01:00:00+00:00"})
     pooled = pool(first, second)
@@ -292,7 +292,7 @@ def _environment(envs: Path, release: Release, record: dict) -> Path:
 
 
 @pytest.mark.parametrize("record", [{}, {"tensorflow": "2." + "1" * 5000}, {"keras": 7}])
-def test_9_an_environment_whose_python_or_record_is_not_what_it_claims_is_rebuilt(tmp_path, monkeypatch, record):
+def test_an_environment_whose_python_or_record_is_not_what_it_claims_is_rebuilt(tmp_path, monkeypatch, record):
     monkeypatch.setenv(environments.UV_VARIABLE, "false")  # a rebuild fails at once: what the test looks for
     monkeypatch.setenv(environments.PYPI_VARIABLE, (tmp_path / "no-pypi").as_uri())
     _environment(tmp_path / "envs", Release(2, 15), record)
@@ -300,7 +300,7 @@ def test_9_an_environment_whose_python_or_record_is_not_what_it_claims_is_rebuil
         environments.ensure(Release(2, 15), "cpu", tmp_path / "envs", log=lambda line: None)
 
 
-def test_9_results_measured_on_another_release_than_their_folder_are_refused(tmp_path):
+def test_results_measured_on_another_release_than_their_folder_are_refused(tmp_path):
     results = synthetic_results(example="releases")
     results = dataclasses.replace(results, environment={**results.environment, "tensorflow": "2.21.0"})
     folder = release_folder(tmp_path, "cpu", Release(2, 15))
@@ -311,7 +311,7 @@ def test_9_results_measured_on_another_release_than_their_folder_are_refused(tmp
         load_history(tmp_path, "cpu")
 
 
-def test_9_an_environment_record_with_an_overlong_or_mistyped_version_is_refused(tmp_path):
+def test_an_environment_record_with_an_overlong_or_mistyped_version_is_refused(tmp_path):
     folder = release_folder(tmp_path, "cpu", Release(2, 15))
     folder.mkdir(parents=True)
     for record, field in (({"tensorflow": "2.15." + "1" * 5000}, "tensorflow"), ({"keras": 7}, "keras")):
@@ -323,7 +323,7 @@ def test_9_an_environment_record_with_an_overlong_or_mistyped_version_is_refused
 # 10. A release folder has one spelling.
 
 @pytest.mark.parametrize("name", ["tf-2.015", "tf-2.\u0661\u0665", "tf-2.15 ", "tf-02.15"])
-def test_10_release_folder_aliases_are_no_release(tmp_path, name):
+def test_release_folder_aliases_are_no_release(tmp_path, name):
     assert release_from_folder(name) is None
     (tmp_path / "cpu" / "history" / name).mkdir(parents=True)
     with pytest.raises(ResultsFileError, match="not a release folder"):
@@ -332,19 +332,19 @@ def test_10_release_folder_aliases_are_no_release(tmp_path, name):
 
 # 11. --budget caps the whole run; a call longer than it is refused with the reason.
 
-def test_11_a_call_longer_than_the_whole_budget_is_refused_with_what_to_give(sample, capsys):
+def test_a_call_longer_than_the_whole_budget_is_refused_with_what_to_give(sample, capsys):
     # One call sleeps 0.3 s: longer than the whole budget of 0.2 s.
     assert main(_diagnose(sample, "slow", "--budget", "0.2")) == 2
     error = capsys.readouterr().err
     assert "longer than the whole --budget 0.2 s" in error and "give --budget" in error
 
 
-def test_11_a_budget_too_small_for_the_least_a_diagnosis_does_is_refused(sample, capsys):
+def test_a_budget_too_small_for_the_least_a_diagnosis_does_is_refused(sample, capsys):
     assert main(_diagnose(sample, "slow", "--budget", "2")) == 2
     assert "give --budget" in capsys.readouterr().err
 
 
-def test_11_the_whole_run_keeps_to_the_budget(sample, tmp_path, capsys):
+def test_the_whole_run_keeps_to_the_budget(sample, tmp_path, capsys):
     saved = tmp_path / "slow.json"
     assert main(_diagnose(sample, "slow", "--budget", "8", "--save", str(saved))) == 0
     data = json.loads(saved.read_text())
@@ -354,18 +354,18 @@ def test_11_the_whole_run_keeps_to_the_budget(sample, tmp_path, capsys):
     assert "Time spent" in capsys.readouterr().out
 
 
-def test_11_the_budget_refusal_shows_the_value_given():
+def test_the_budget_refusal_shows_the_value_given():
     assert main(["diagnose", "x.py:f", "--budget", "3600.0000001"]) == 2
 
 
-def test_11_the_budget_refusal_message_is_not_rounded(capsys):
+def test_the_budget_refusal_message_is_not_rounded(capsys):
     main(["diagnose", "x.py:f", "--budget", "3600.0000001"])
     assert "got 3600.0000001" in capsys.readouterr().err
 
 
 # 12. compare of two files with no case in common exits 2 saying so.
 
-def test_12_compare_with_no_common_case_is_an_error(tmp_path, capsys):
+def test_compare_with_no_common_case_is_an_error(tmp_path, capsys):
     write_results(synthetic_results(), tmp_path / "a")
     other = synthetic_results(example="other")
     other = dataclasses.replace(other, cases=tuple(dataclasses.replace(case, label=f"x {case.label}")
@@ -414,7 +414,7 @@ DAMAGES = {"zero samples": "samples_s", "negative samples": "samples_s", "text s
 
 
 @pytest.mark.parametrize("change", sorted(DAMAGES))
-def test_13_a_damaged_saved_diagnosis_names_its_file_and_field(tmp_path, change):
+def test_a_damaged_saved_diagnosis_names_its_file_and_field(tmp_path, change):
     data = _saved_diagnosis()
     _damage(data, change)
     path = tmp_path / "small_ops.json"
@@ -425,14 +425,14 @@ def test_13_a_damaged_saved_diagnosis_names_its_file_and_field(tmp_path, change)
 
 
 @pytest.mark.parametrize("constant", ["Infinity", "-Infinity", "NaN"])
-def test_13_json_constants_that_are_no_numbers_are_refused_on_read(tmp_path, constant):
+def test_json_constants_that_are_no_numbers_are_refused_on_read(tmp_path, constant):
     path = tmp_path / "small_ops.json"
     path.write_text(json.dumps(_saved_diagnosis()).replace('"op_count": ', f'"op_count": {constant}, "was": ', 1))
     with pytest.raises(ResultsFileError, match=constant):
         read_json(path)
 
 
-def test_13_a_damaged_diagnosis_stops_the_build_in_one_line(tmp_path):
+def test_a_damaged_diagnosis_stops_the_build_in_one_line(tmp_path):
     root = tmp_path / "results"
     shutil.copytree(REPO / "results", root)
     data = json.loads((root / "cpu" / "diagnose" / "small_ops.json").read_text())
@@ -444,7 +444,7 @@ def test_13_a_damaged_diagnosis_stops_the_build_in_one_line(tmp_path):
 
 # 14. Deeply nested JSON is a one-line error for compare, merge and the build.
 
-def test_14_deeply_nested_json_is_a_clear_error_everywhere(tmp_path, capsys):
+def test_deeply_nested_json_is_a_clear_error_everywhere(tmp_path, capsys):
     nested = tmp_path / "r" / "cpu" / "demo.json"
     nested.parent.mkdir(parents=True)
     nested.write_text("[" * 100_000 + "]" * 100_000)
@@ -461,7 +461,7 @@ def test_14_deeply_nested_json_is_a_clear_error_everywhere(tmp_path, capsys):
 
 @pytest.mark.parametrize("environment", [{"sittings": 5}, {"sittings": []}, {"sittings": ["a", "a"]},
                                          {"sitting_runs": [1, 2]}, {"sitting_runs": "3"}])
-def test_15_malformed_sittings_are_refused(environment):
+def test_malformed_sittings_are_refused(environment):
     first = synthetic_results()
     first = dataclasses.replace(first, environment={**first.environment, **environment})
     second = dataclasses.replace(synthetic_results(), environment={
@@ -474,7 +474,7 @@ def test_15_malformed_sittings_are_refused(environment):
 
 # m2. A model file's suffix is a model whatever its case.
 
-def test_m2_an_upper_case_model_suffix_is_taken_for_a_model(tmp_path, capsys):
+def test_an_upper_case_model_suffix_is_taken_for_a_model(tmp_path, capsys):
     assert main(["diagnose", str(tmp_path / "MODEL.KERAS")]) == 2
     error = capsys.readouterr().err
     assert "write it as path/to/file.py:function" not in error and "MODEL.KERAS" in error
@@ -482,7 +482,7 @@ def test_m2_an_upper_case_model_suffix_is_taken_for_a_model(tmp_path, capsys):
 
 # m3. A long error does not stretch the report's table.
 
-def test_m3_a_long_xla_error_is_wrapped_below_the_table(sample, capsys):
+def test_a_long_xla_error_is_wrapped_below_the_table(sample, capsys):
     assert main(_diagnose(sample, "long_xla_error", "--budget", "3")) == 0
     out = capsys.readouterr().out
     # The modes table, from its header to the blank line after it (the verdict is prose a terminal wraps).
