@@ -38,7 +38,7 @@ def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path):
 
 def test_not_json_names_the_file(tmp_path):
     path = tmp_path / "broken.json"
-    path.write_text('{"schema": "tfspeedlab.core.results", ')
+    path.write_text('{"schema": "tfspeedlab.results", ')
     with pytest.raises(ResultsFileError, match="broken.json"):
         load_results(path)
 

@@ -112,7 +112,7 @@ def test_malformed_results_file_stops_the_build_naming_it(quick_results, tmp_pat
     results = site_results(quick_results, tmp_path / "results")
     broken = results / "gpu" / "small_ops.json"
     broken.parent.mkdir(exist_ok=True)
-    broken.write_text(json.dumps({"schema": "tfspeedlab.core.results", "schema_version": SCHEMA_VERSION}))
+    broken.write_text(json.dumps({"schema": "tfspeedlab.results", "schema_version": SCHEMA_VERSION}))
     completed = build_site(results, tmp_path / "site")
     assert completed.returncode != 0
     assert str(broken) in completed.stderr and "'runner'" in completed.stderr

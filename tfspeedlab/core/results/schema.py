@@ -13,7 +13,7 @@ from tfspeedlab.core.results.timing import Timing
 from tfspeedlab.core.spec.layout import Cases, Layout, LayoutError, from_record, parameters_read, to_record
 from tfspeedlab.core.spec.names import example_name_problem
 
-SCHEMA = "tfspeedlab.core.results"
+SCHEMA = "tfspeedlab.results"
 # 2: the page layout is a typed record ("layout"), no longer keys among the params.
 # 3: each case keeps its runs, one per process, each with its own samples and first call.
 SCHEMA_VERSION = 3
