@@ -27,7 +27,7 @@ import gc
 import numpy as np
 
 import tfspeedlab
-from tfspeedlab.core.measure.resident import follow_memory, resident_bytes
+from tfspeedlab.core.resident_memory import follow_memory, resident_bytes
 
 BATCH = 32  # fit's batch size
 # Calls followed per loop: enough for a growth of a kibibyte a call to stand out of the readings'

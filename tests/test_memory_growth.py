@@ -9,7 +9,7 @@ import re
 import pytest
 
 from conftest import synthetic_results
-from tfspeedlab.core.measure.resident import follow_memory
+from tfspeedlab.core.resident_memory import follow_memory
 from tfspeedlab.core.results.pool import pool
 from tfspeedlab.core.results.schema import NotInResults, ResultsFileError, to_dict
 from tfspeedlab.core.results.store import load_results, write_results

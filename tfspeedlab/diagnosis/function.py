@@ -21,10 +21,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tfspeedlab.core.measure.measurement import Measurement
-from tfspeedlab.core.measure.resident import HEAP_SHARE
 from tfspeedlab.core.measure.timer import TimedCall, bench_interleaved
 from tfspeedlab.core.profiling.capture import profile
 from tfspeedlab.core.profiling.trace import Breakdown
+from tfspeedlab.core.resident_memory import HEAP_SHARE
 from tfspeedlab.core.results.repo import REPO_ROOT
 from tfspeedlab.core.results.schema import ResultsFileError
 from tfspeedlab.core.results.store import load_runner

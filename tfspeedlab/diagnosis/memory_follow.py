@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tfspeedlab.core.measure.resident import FOLLOW_PARTS, follow_memory
+from tfspeedlab.core.resident_memory import FOLLOW_PARTS, follow_memory
 from tfspeedlab.core.stats.memory_growth import FollowedMemory
 
 # Calls followed at most: as many as the memory example follows (enough for a kibibyte a call to

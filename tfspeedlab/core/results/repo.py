@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 # tfspeedlab/core/results/repo.py → the checkout's top folder.
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 def run_git(*args: str) -> str | None:
