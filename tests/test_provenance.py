@@ -189,13 +189,14 @@ def test_measuring_files_of_an_example_include_its_script_and_the_timer(monkeypa
     files = relative(provenance.measuring_files("small_ops"))
     assert {"examples/small_ops.py", "tfspeedlab/core/measure/timer.py", "tfspeedlab/core/measure/measurement.py"} <= files
     # Pages, results and unrelated subpackages do not decide a measurement.
-    assert not any(path.startswith(("tfspeedlab/site/", "tfspeedlab/results/", "tfspeedlab/profiling/"))
+    assert not any(path.startswith(("tfspeedlab/site/", "tfspeedlab/core/results/", "tfspeedlab/core/profiling/",
+                                    "tfspeedlab/core/wording.py"))
                    for path in files)
 
 
 def test_measuring_files_follow_a_subpackage_the_example_imports(monkeypatch):
     monkeypatch.delenv("TFSPEEDLAB_EXAMPLES", raising=False)
-    assert "from tfspeedlab import profiling" in (REPO / "examples" / "time_breakdown.py").read_text()
+    assert "from tfspeedlab.core import profiling" in (REPO / "examples" / "time_breakdown.py").read_text()
     files = relative(provenance.measuring_files("time_breakdown"))
     assert {"examples/time_breakdown.py", "tfspeedlab/core/profiling/trace.py", "tfspeedlab/core/profiling/capture.py",
             "tfspeedlab/core/measure/timer.py"} <= files

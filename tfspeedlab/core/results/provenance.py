@@ -56,12 +56,23 @@ def _imported_tfspeedlab_modules(source: str) -> list[str]:
     names = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tfspeedlab"):
-            names.append(node.module)
-            names += [f"{node.module}.{alias.name}" for alias in node.names]
+            imported = [f"{node.module}.{alias.name}" for alias in node.names]
+            # A package whose submodules alone are imported (`from tfspeedlab.core import profiling`)
+            # adds only them: its other modules are no choice of the example's.
+            if not all(_is_module(name) for name in imported):
+                names.append(node.module)
+            names += imported
         elif isinstance(node, ast.Import):
             names += [alias.name for alias in node.names if alias.name.startswith("tfspeedlab.")]
     # `import tfspeedlab` alone is the public API, not a module choice of the example's.
     return [name for name in names if name != "tfspeedlab"]
+
+
+def _is_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False  # a name imported from a module (a class, a function)
 
 
 def _module_files(name: str) -> list[Path]:
