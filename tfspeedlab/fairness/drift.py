@@ -30,6 +30,7 @@ import numpy as np
 
 from tfspeedlab.core.results.cpu import same_cpu
 from tfspeedlab.core.results.schema import ResultsFile
+from tfspeedlab.core.results.timing import PER_CALL
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.fairness.coverage import HEADLINE, Landing, comparisons, landings
 
@@ -70,12 +71,11 @@ class SittingDrift:
 def _log_and_variance(results: ResultsFile, slower: str, faster: str) -> tuple[float, float]:
     """The speed-up's logarithm by the chosen estimator, and the squared standard error of the mean of
     its per-process logarithms (0 with one process: it then adds nothing to subtract)."""
-    estimator = intervals.ESTIMATORS[intervals.CHOSEN]
     slow, fast = intervals.runs_of(results.case(slower)), intervals.runs_of(results.case(faster))
     count = min(len(slow), len(fast))
-    logs = [math.log(estimator.of([slow[i]]) / estimator.of([fast[i]])) for i in range(count)]
+    logs = [math.log(PER_CALL.of([slow[i]]) / PER_CALL.of([fast[i]])) for i in range(count)]
     variance = float(np.var(logs, ddof=1)) / count if count > 1 else 0.0
-    return math.log(estimator.of(slow) / estimator.of(fast)), variance
+    return math.log(PER_CALL.of(slow) / PER_CALL.of(fast)), variance
 
 
 def deviations(committed: ResultsFile, remeasures: list[ResultsFile],

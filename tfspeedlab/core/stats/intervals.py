@@ -2,11 +2,12 @@
 
 On a shared machine other processes only ever add time, in bursts, and a
 whole process can land in a slow state. So a speed-up is not the ratio of two
-medians. A case's time for comparisons is the ``PERCENTILE``-th percentile of
-all its blocks, every process pooled: what a call costs when nothing else gets
-in its way, measured over several processes, and less fragile than the single
-fastest block. The choice comes from the experiment on "How to time
-TensorFlow fairly" (``ESTIMATORS`` are the candidates it compares).
+medians. A case's time for comparisons is its time per call (``Timing.per_call_s``,
+by the ``PER_CALL`` estimator): the 10th percentile of all its blocks, every
+process pooled, what a call costs when nothing else gets in its way, measured
+over several processes, and less fragile than the single fastest block. The
+choice comes from the experiment on "How to time TensorFlow fairly"
+(``ESTIMATORS`` are the candidates it compares).
 
 The interval resamples both levels (processes, then blocks within each), as a
 hierarchical bootstrap, with a fixed seed so a site build is reproducible. A
@@ -27,7 +28,7 @@ import numpy as np
 
 from tfspeedlab.core.measure.measurement import Measurement
 from tfspeedlab.core.results.schema import CaseResult, ResultsFile
-from tfspeedlab.core.results.timing import PER_CALL_PERCENTILE
+from tfspeedlab.core.results.timing import PER_CALL, Estimator, block_times
 
 CONFIDENCE = 0.95
 RESAMPLES = 2000
@@ -35,66 +36,23 @@ RESAMPLES = 2000
 
 def runs_of(case: CaseResult | Sequence[Measurement]) -> list[np.ndarray]:
     """Each process's block times (seconds per call) of a case, or of a list of runs."""
-    runs = case.runs if isinstance(case, CaseResult) else case
-    return [np.asarray(run.samples_s, dtype=float) for run in runs]
+    return block_times(case.runs if isinstance(case, CaseResult) else case)
 
 
-_runs = runs_of
-
-
-@dataclass(frozen=True)
-class Estimator:
-    """A percentile ``q`` (0: the fastest, 50: the median) of each process's blocks, then the median over
-    processes (``per_process``), or of all blocks pooled."""
-
-    q: float
-    per_process: bool
-
-    def of(self, runs: list[np.ndarray]) -> float:
-        if self.per_process:
-            return float(np.median([np.percentile(run, self.q) for run in runs]))
-        return float(np.percentile(np.concatenate(runs), self.q))
-
-    def of_resamples(self, pooled: np.ndarray) -> np.ndarray:
-        """The estimate of each resample: ``pooled`` is resamples × processes × blocks, NaN-padded."""
-        if self.per_process:
-            return np.median(_nanpercentile_rows(pooled, self.q), axis=1)
-        return _nanpercentile_rows(pooled.reshape(len(pooled), -1), self.q)
-
-
-def _nanpercentile_rows(values: np.ndarray, q: float) -> np.ndarray:
-    """``np.nanpercentile(values, q, axis=-1)``, equal to the last bit, without NumPy's Python loop per row.
-
-    NumPy hands each row of a 2-D array to ``nanpercentile`` one at a time; with two bootstraps of
-    ``RESAMPLES`` rows per interval, that loop was most of a site build's time. Rows sorted (NaN
-    last) and grouped by how many numbers they hold go to ``np.percentile`` a group at a time:
-    the same order statistics, interpolated alike.
-    """
-    rows = values.reshape(-1, values.shape[-1])
-    counts = np.count_nonzero(~np.isnan(rows), axis=1)
-    ordered = np.sort(rows, axis=1)
-    result = np.full(len(rows), np.nan)
-    for count in np.unique(counts[counts > 0]):
-        chosen = counts == count
-        result[chosen] = np.percentile(ordered[chosen, :count], q, axis=1)
-    return result.reshape(values.shape[:-1])
-
-
-# The candidates the experiment compares.
+# The candidates the experiment compares; the last, ``CHOSEN``, is the guide's (``Timing.per_call_s``).
+CHOSEN = "10th percentile of all blocks"
 ESTIMATORS: dict[str, Estimator] = {
     "median of all blocks": Estimator(50, per_process=False),
     "median of process medians": Estimator(50, per_process=True),
     "fastest block": Estimator(0, per_process=False),
     "median of process 10th percentiles": Estimator(10, per_process=True),
-    "10th percentile of all blocks": Estimator(PER_CALL_PERCENTILE, per_process=False),
+    CHOSEN: PER_CALL,
 }
-# The estimator every time and speed-up of the guide uses: ``Timing.per_call_s``.
-CHOSEN = "10th percentile of all blocks"
 
 
 def estimate_s(case: CaseResult | Sequence[Measurement]) -> float:
-    """The case's time by the chosen estimator (seconds per call)."""
-    return ESTIMATORS[CHOSEN].of(_runs(case))
+    """The case's time per call (seconds), as ``Timing.per_call_s``, also for a list of runs."""
+    return PER_CALL.of(runs_of(case))
 
 
 @dataclass(frozen=True)
@@ -158,7 +116,7 @@ def _resampled_estimates(runs: list[np.ndarray], rng: np.random.Generator, resam
             if rows.size:
                 picks = rng.integers(0, len(samples), size=(rows.size, len(samples)))
                 pooled[rows, place, :len(samples)] = samples[picks]
-    return ESTIMATORS[CHOSEN].of_resamples(pooled)
+    return PER_CALL.of_resamples(pooled)
 
 
 # resampled_estimates by its samples, resamples and seed: a page's fitted lines and trend charts ask
@@ -169,7 +127,7 @@ _RESAMPLED: dict[tuple[str, int, int | None], np.ndarray] = {}
 def resampled_estimates(case: CaseResult, resamples: int = RESAMPLES, seed: int | None = None) -> np.ndarray:
     """The case's time by the chosen estimator on ``resamples`` hierarchical resamples (seeded from its
     samples unless ``seed`` is given): for intervals of figures derived from several cases. Read only."""
-    runs = _runs(case)
+    runs = runs_of(case)
     key = (interval_key(runs, []), resamples, seed)
     if key not in _RESAMPLED:
         rng = np.random.default_rng(_checksum(runs) if seed is None else seed)
@@ -240,7 +198,7 @@ def ratio(a: CaseResult | Sequence[Measurement], b: CaseResult | Sequence[Measur
     method = method or METHOD
     if method not in METHODS:
         raise ValueError(f"no interval method {method!r}; methods: {', '.join(METHODS)}")
-    runs_a, runs_b = _runs(a), _runs(b)
+    runs_a, runs_b = runs_of(a), runs_of(b)
     processes = min(len(runs_a), len(runs_b))
     within = "wider of both" if method == "with drift" else method
     if _checksum(runs_b) < _checksum(runs_a):  # bootstrap in one canonical order, then turn it round
@@ -272,8 +230,7 @@ def _paired_interval(runs_a: list[np.ndarray], runs_b: list[np.ndarray], value: 
     count = min(len(runs_a), len(runs_b))
     if count < 2:
         return None
-    estimator = ESTIMATORS[CHOSEN]
-    logs = np.log([estimator.of([runs_a[i]]) / estimator.of([runs_b[i]]) for i in range(count)])
+    logs = np.log([PER_CALL.of([runs_a[i]]) / PER_CALL.of([runs_b[i]]) for i in range(count)])
     half = t975(count - 1) * float(np.std(logs, ddof=1)) / math.sqrt(count)
     centre = math.log(value)
     return math.exp(centre - half), math.exp(centre + half)
@@ -307,7 +264,7 @@ def _bootstrap_ratio(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> Rati
         low, high = np.percentile(ratios, [tail, 100 - tail])
         INTERVAL_CACHE[key] = (float(low), float(high))
     low, high = INTERVAL_CACHE[key]
-    return Ratio(ESTIMATORS[CHOSEN].of(runs_a) / ESTIMATORS[CHOSEN].of(runs_b), low, high)
+    return Ratio(PER_CALL.of(runs_a) / PER_CALL.of(runs_b), low, high)
 
 
 def speedup(results: ResultsFile, slower: str, faster: str) -> Ratio:
@@ -354,7 +311,7 @@ def estimator_stability(results: ResultsFile, slower: str, faster: str) -> list[
     Runs pair up by process: in a process, every case is timed block by block
     in turn, so run ``i`` of both cases saw the same machine.
     """
-    slow_runs, fast_runs = _runs(results.case(slower)), _runs(results.case(faster))
+    slow_runs, fast_runs = runs_of(results.case(slower)), runs_of(results.case(faster))
     count = min(len(slow_runs), len(fast_runs))
     if count < 2:
         raise ValueError(f"{results.example}: the estimator experiment needs at least two runs per case")
