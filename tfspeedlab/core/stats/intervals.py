@@ -98,9 +98,14 @@ class Estimate:
 
 def estimate_of(point: float, resamples: np.ndarray) -> Estimate:
     """``point`` with the central 95% of ``resamples`` (the same figure on each resample) as its interval."""
+    return Estimate(float(point), *central(resamples))
+
+
+def central(resamples: np.ndarray) -> tuple[float, float]:
+    """The ends of the central ``CONFIDENCE`` of ``resamples``."""
     tail = (1 - CONFIDENCE) / 2 * 100
     low, high = np.percentile(np.asarray(resamples, dtype=float), [tail, 100 - tail])
-    return Estimate(float(point), float(low), float(high))
+    return float(low), float(high)
 
 
 def _resampled_estimates(runs: list[np.ndarray], rng: np.random.Generator, resamples: int) -> np.ndarray:
@@ -119,6 +124,36 @@ def _resampled_estimates(runs: list[np.ndarray], rng: np.random.Generator, resam
     return PER_CALL.of_resamples(pooled)
 
 
+@dataclass(frozen=True)
+class SamplesDigest:
+    """The samples of one or more cases, in order, read once: ``key`` names what was computed from them
+    (a cached interval or resample), ``seed`` seeds the bootstrap on them, so the same comparison of
+    the same data gets the same interval wherever a page asks for it (a table, a sentence, a verdict).
+
+    The two are different hashes of the same bytes. The key is SHA-256 over the run lengths as well and
+    over how an interval is taken: a build keeps thousands of intervals between builds, and a 32-bit
+    key could hand one comparison another's interval. The seed stays the CRC-32 the bootstrap has
+    always been seeded with: another seed would draw other resamples and move every printed interval.
+    """
+
+    key: str
+    seed: int
+
+
+def digest(*cases: list[np.ndarray]) -> SamplesDigest:
+    """The digest of the cases' block times (``runs_of``), a ``|`` marking where one ends and the next begins."""
+    key, seed = hashlib.sha256(f"{CHOSEN}|{RESAMPLES}|{CONFIDENCE}".encode()), 0
+    for index, runs in enumerate(cases):
+        if index:
+            key.update(b"|")
+            seed = zlib.crc32(b"|", seed)
+        for run in runs:
+            samples = np.ascontiguousarray(run, dtype=np.float64).tobytes()
+            key.update(len(run).to_bytes(4, "little") + samples)
+            seed = zlib.crc32(samples, seed)
+    return SamplesDigest(key.hexdigest(), seed)
+
+
 # resampled_estimates by its samples, resamples and seed: a page's fitted lines and trend charts ask
 # for the same cases again and again within a build (and, under ``mkdocs serve``, from build to build).
 _RESAMPLED: dict[tuple[str, int, int | None], np.ndarray] = {}
@@ -128,12 +163,12 @@ def resampled_estimates(case: CaseResult, resamples: int = RESAMPLES, seed: int 
     """The case's time by the chosen estimator on ``resamples`` hierarchical resamples (seeded from its
     samples unless ``seed`` is given): for intervals of figures derived from several cases. Read only."""
     runs = runs_of(case)
-    key = (interval_key(runs, []), resamples, seed)
+    found = digest(runs)
+    key = (found.key, resamples, seed)
     if key not in _RESAMPLED:
-        rng = np.random.default_rng(_checksum(runs) if seed is None else seed)
-        found = _resampled_estimates(runs, rng, resamples)
-        found.flags.writeable = False  # shared by every caller
-        _RESAMPLED[key] = found
+        estimates = _resampled_estimates(runs, np.random.default_rng(found.seed if seed is None else seed), resamples)
+        estimates.flags.writeable = False  # shared by every caller
+        _RESAMPLED[key] = estimates
     return _RESAMPLED[key]
 
 
@@ -201,7 +236,7 @@ def ratio(a: CaseResult | Sequence[Measurement], b: CaseResult | Sequence[Measur
     runs_a, runs_b = runs_of(a), runs_of(b)
     processes = min(len(runs_a), len(runs_b))
     within = "wider of both" if method == "with drift" else method
-    if _checksum(runs_b) < _checksum(runs_a):  # bootstrap in one canonical order, then turn it round
+    if digest(runs_b).seed < digest(runs_a).seed:  # bootstrap in one canonical order, then turn it round
         turned = _ratio(runs_b, runs_a, within)
         found = Ratio(1 / turned.value, 1 / turned.high, 1 / turned.low, processes)
     else:
@@ -236,8 +271,8 @@ def _paired_interval(runs_a: list[np.ndarray], runs_b: list[np.ndarray], value: 
     return math.exp(centre - half), math.exp(centre + half)
 
 
-# Every interval computed so far, by ``interval_key`` of its samples: a page asks the same comparison
-# many times (a table, a sentence, a verdict), and a site build keeps these between builds
+# Every interval computed so far, by ``digest`` of its samples: a page asks the same comparison many
+# times (a table, a sentence, a verdict), and a site build keeps these between builds
 # (``tfspeedlab.site.build_cache``). Keyed by the samples themselves, so a changed file never meets
 # a stale entry.
 INTERVAL_CACHE: dict[str, tuple[float, float]] = {}
@@ -245,48 +280,19 @@ INTERVAL_CACHE: dict[str, tuple[float, float]] = {}
 INTERVALS_ASKED: set[str] = set()
 
 
-def interval_key(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> str:
-    """A digest of both cases' samples, in order, and of how the interval is taken."""
-    digest = hashlib.sha256(f"{CHOSEN}|{RESAMPLES}|{CONFIDENCE}".encode())
-    for run in (*runs_a, None, *runs_b):  # None marks where a ends and b begins
-        digest.update(b"|" if run is None else len(run).to_bytes(4, "little")
-                      + np.ascontiguousarray(run, dtype=np.float64).tobytes())
-    return digest.hexdigest()
-
-
 def _bootstrap_ratio(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> Ratio:
-    key = interval_key(runs_a, runs_b)
-    INTERVALS_ASKED.add(key)
-    if key not in INTERVAL_CACHE:
-        rng = np.random.default_rng(_seed(runs_a, runs_b))
-        ratios = _resampled_estimates(runs_a, rng, RESAMPLES) / _resampled_estimates(runs_b, rng, RESAMPLES)
-        tail = (1 - CONFIDENCE) / 2 * 100
-        low, high = np.percentile(ratios, [tail, 100 - tail])
-        INTERVAL_CACHE[key] = (float(low), float(high))
-    low, high = INTERVAL_CACHE[key]
-    return Ratio(PER_CALL.of(runs_a) / PER_CALL.of(runs_b), low, high)
+    found = digest(runs_a, runs_b)
+    INTERVALS_ASKED.add(found.key)
+    if found.key not in INTERVAL_CACHE:
+        rng = np.random.default_rng(found.seed)
+        INTERVAL_CACHE[found.key] = central(_resampled_estimates(runs_a, rng, RESAMPLES)
+                                            / _resampled_estimates(runs_b, rng, RESAMPLES))
+    return Ratio(PER_CALL.of(runs_a) / PER_CALL.of(runs_b), *INTERVAL_CACHE[found.key])
 
 
 def speedup(results: ResultsFile, slower: str, faster: str) -> Ratio:
     """How many times faster ``faster`` is than ``slower``, with its interval."""
     return ratio(results.case(slower), results.case(faster))
-
-
-def _checksum(runs: list[np.ndarray]) -> int:
-    checksum = 0
-    for run in runs:
-        checksum = zlib.crc32(np.ascontiguousarray(run, dtype=np.float64).tobytes(), checksum)
-    return checksum
-
-
-def _seed(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> int:
-    """The bootstrap's seed, from the samples themselves: the same comparison of the same data
-    gets the same interval wherever a page asks for it (a table, a sentence, a verdict)."""
-    checksum = 0
-    for run in (*runs_a, None, *runs_b):  # None marks where a ends and b begins
-        checksum = zlib.crc32(b"|" if run is None else np.ascontiguousarray(run, dtype=np.float64).tobytes(),
-                              checksum)
-    return checksum
 
 
 @dataclass(frozen=True)
