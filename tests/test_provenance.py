@@ -119,6 +119,9 @@ def current_definitions(example: str, replace_file: Path | None = None, source: 
     return merged
 
 
+COMMIT = "0123456789abcdef"
+
+
 @pytest.fixture
 def measured_at_a_known_commit(monkeypatch):
     monkeypatch.delenv("TFSPEEDLAB_EXAMPLES", raising=False)
@@ -130,38 +133,43 @@ def measured_at_a_known_commit(monkeypatch):
 
     monkeypatch.setattr(provenance, "_git", git)
     results = synthetic_results(example="small_ops")
-    results = replace(results, environment={**results.environment, "git_commit": "0123456789abcdef"})
-    return results, asked
+    results = replace(results, environment={**results.environment, "git_commit": COMMIT})
+    provenance.DEFINITIONS_CACHE.clear()
+    yield results, asked
+    provenance.DEFINITIONS_CACHE.clear()
 
 
-def test_fresh_when_every_definition_is_unchanged(monkeypatch, measured_at_a_known_commit):
+def at_the_commit(definitions):
+    """The definitions the commit holds, as a build that read them once keeps them."""
+    provenance.DEFINITIONS_CACHE.load({COMMIT: definitions})
+
+
+def test_fresh_when_every_definition_is_unchanged(measured_at_a_known_commit):
     results, asked = measured_at_a_known_commit
-    monkeypatch.setattr(provenance, "_definitions_at", lambda commit: current_definitions("small_ops"))
+    at_the_commit(current_definitions("small_ops"))
     verdict = provenance.freshness(results)
     assert verdict.fresh is True and verdict.reason == "yes"
-    assert asked == [("cat-file", "-e", "0123456789abcdef^{commit}")]
+    assert asked == [("cat-file", "-e", f"{COMMIT}^{{commit}}")]
 
 
-def test_stale_when_a_timer_function_changed_since(monkeypatch, measured_at_a_known_commit):
+def test_stale_when_a_timer_function_changed_since(measured_at_a_known_commit):
     results, _ = measured_at_a_known_commit
     source = TIMER.read_text(encoding="utf-8")
     old = "def _calibrate(block: Callable[[int], float], target_s: float) -> int:\n"
     assert old in source
     # At the measured commit, _calibrate did something else.
     then = source.replace(old, old + "    target_s = target_s * 2\n", 1)
-    monkeypatch.setattr(provenance, "_definitions_at",
-                        lambda commit: current_definitions("small_ops", TIMER.resolve(), then))
+    at_the_commit(current_definitions("small_ops", TIMER.resolve(), then))
     verdict = provenance.freshness(results)
     assert verdict.fresh is False
     assert (verdict.changed, verdict.path) == ("_calibrate", "tfspeedlab/core/measure/timer.py")
 
 
-def test_stale_when_the_example_changed_since(monkeypatch, measured_at_a_known_commit):
+def test_stale_when_the_example_changed_since(measured_at_a_known_commit):
     results, _ = measured_at_a_known_commit
     script = REPO / "examples" / "small_ops.py"
     then = script.read_text(encoding="utf-8").replace("def workload(", "def workload_renamed(", 1)
-    monkeypatch.setattr(provenance, "_definitions_at",
-                        lambda commit: current_definitions("small_ops", script.resolve(), then))
+    at_the_commit(current_definitions("small_ops", script.resolve(), then))
     verdict = provenance.freshness(results)
     assert (verdict.fresh, verdict.changed, verdict.path) == (False, "workload", "examples/small_ops.py")
 
@@ -175,8 +183,8 @@ def test_unknown_without_a_recorded_commit(monkeypatch):
 def test_unknown_when_the_commit_is_not_in_this_clone(monkeypatch, measured_at_a_known_commit):
     results, _ = measured_at_a_known_commit
     monkeypatch.setattr(provenance, "_git", lambda *args: None)
-    monkeypatch.setattr(provenance, "_definitions_at", lambda commit: pytest.fail("read a missing commit"))
     verdict = provenance.freshness(results)
+    assert COMMIT not in provenance.DEFINITIONS_CACHE.asked  # a missing commit is not read
     assert verdict.fresh is None and "not in this clone" in verdict.reason
 
 

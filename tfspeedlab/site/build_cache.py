@@ -67,14 +67,13 @@ def open_cache(root: Path) -> None:
     BuildCache.folder = cache_folder(root)
     stored = _read_index(BuildCache.folder / INDEX_FILE)
     BuildCache.build = stored.get("build", 0) + 1
-    BuildCache.interval_builds, BuildCache.chart_builds = {}, {}
-    for key, (low, high, build) in stored.get("intervals", {}).items():
-        intervals.INTERVAL_CACHE.setdefault(key, (low, high))
-        BuildCache.interval_builds[key] = build
-    BuildCache.chart_builds.update(stored.get("charts", {}))
-    for commit, found in stored.get("definitions", {}).items():
-        provenance.DEFINITIONS_CACHE.setdefault(commit, {name: set(digests) for name, digests in found.items()})
-    intervals.INTERVALS_ASKED.clear()
+    kept_intervals = stored.get("intervals", {})
+    intervals.INTERVAL_CACHE.load({key: (low, high) for key, (low, high, _) in kept_intervals.items()})
+    intervals.INTERVAL_CACHE.forget_asked()
+    BuildCache.interval_builds = {key: build for key, (_, _, build) in kept_intervals.items()}
+    BuildCache.chart_builds = dict(stored.get("charts", {}))
+    provenance.DEFINITIONS_CACHE.load({commit: {name: set(digests) for name, digests in found.items()}
+                                       for commit, found in stored.get("definitions", {}).items()})
 
 
 def _read_index(path: Path) -> dict[str, Any]:
@@ -115,18 +114,20 @@ def trend_chart(draw: Callable[..., str], *args: Any) -> str:
 
 
 def save() -> None:
-    """Keep what this build and the last ``KEEP_BUILDS`` used for the next one; drop the rest."""
+    """Keep what this build and the last ``KEEP_BUILDS`` used for the next one; drop the rest. The build
+    is over: until the next ``open_cache``, charts are drawn afresh and nothing is kept."""
     if BuildCache.folder is None:
         return
     build = BuildCache.build
-    for key in intervals.INTERVALS_ASKED:
+    for key in intervals.INTERVAL_CACHE.asked:
         BuildCache.interval_builds[key] = build
 
     def recent(last: int) -> bool:
         return build - last < KEEP_BUILDS
 
-    kept_intervals = {key: [*intervals.INTERVAL_CACHE[key], last] for key, last in BuildCache.interval_builds.items()
-                      if recent(last) and key in intervals.INTERVAL_CACHE}
+    computed = intervals.INTERVAL_CACHE.saved()
+    kept_intervals = {key: [*computed[key], last] for key, last in BuildCache.interval_builds.items()
+                      if recent(last) and key in computed}
     kept_charts = {key: last for key, last in BuildCache.chart_builds.items() if recent(last)}
     charts = BuildCache.folder / CHARTS_DIR
     for drawn in charts.glob("*.svg") if charts.is_dir() else ():
@@ -135,5 +136,6 @@ def save() -> None:
     write_text_atomic(BuildCache.folder / INDEX_FILE, json.dumps({
         "code": code_version(), "build": build, "intervals": kept_intervals, "charts": kept_charts,
         "definitions": {commit: {name: sorted(digests) for name, digests in found.items()}
-                        for commit, found in provenance.DEFINITIONS_CACHE.items()},
+                        for commit, found in provenance.DEFINITIONS_CACHE.saved().items()},
     }))
+    BuildCache.folder = None

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import tfspeedlab.core.measure
+from tfspeedlab.core.memo import Memo
 from tfspeedlab.core.results.repo import REPO_ROOT, examples_dir, git_files_at, run_git
 from tfspeedlab.core.results.schema import ResultsFile
 
@@ -133,14 +134,12 @@ _git = functools.cache(run_git)
 
 # Each commit's definitions, read once: a commit's files never change, so a site build keeps these
 # between builds (``tfspeedlab.site.build_cache``).
-DEFINITIONS_CACHE: dict[str, dict[str, set[str]]] = {}
+DEFINITIONS_CACHE: Memo[str, dict[str, set[str]]] = Memo()
 
 
 def _definitions_at(commit: str) -> dict[str, set[str]]:
     """Every top-level definition of the package and the examples at ``commit``, merged by name."""
-    if commit not in DEFINITIONS_CACHE:
-        DEFINITIONS_CACHE[commit] = _read_definitions_at(commit)
-    return DEFINITIONS_CACHE[commit]
+    return DEFINITIONS_CACHE.get(commit, lambda: _read_definitions_at(commit))
 
 
 def _read_definitions_at(commit: str) -> dict[str, set[str]]:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.memo import Memo
 from tfspeedlab.core.results.schema import CaseResult, ResultsFile
 from tfspeedlab.core.results.timing import PER_CALL, Estimator, block_times
 
@@ -275,19 +276,17 @@ def _paired_interval(runs_a: list[np.ndarray], runs_b: list[np.ndarray], value: 
 # times (a table, a sentence, a verdict), and a site build keeps these between builds
 # (``tfspeedlab.site.build_cache``). Keyed by the samples themselves, so a changed file never meets
 # a stale entry.
-INTERVAL_CACHE: dict[str, tuple[float, float]] = {}
-# The keys asked for since the set was last cleared: what a build used, so it keeps only those.
-INTERVALS_ASKED: set[str] = set()
+INTERVAL_CACHE: Memo[str, tuple[float, float]] = Memo()
 
 
 def _bootstrap_ratio(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> Ratio:
     found = digest(runs_a, runs_b)
-    INTERVALS_ASKED.add(found.key)
-    if found.key not in INTERVAL_CACHE:
+
+    def interval() -> tuple[float, float]:
         rng = np.random.default_rng(found.seed)
-        INTERVAL_CACHE[found.key] = central(_resampled_estimates(runs_a, rng, RESAMPLES)
-                                            / _resampled_estimates(runs_b, rng, RESAMPLES))
-    return Ratio(PER_CALL.of(runs_a) / PER_CALL.of(runs_b), *INTERVAL_CACHE[found.key])
+        return central(_resampled_estimates(runs_a, rng, RESAMPLES) / _resampled_estimates(runs_b, rng, RESAMPLES))
+
+    return Ratio(PER_CALL.of(runs_a) / PER_CALL.of(runs_b), *INTERVAL_CACHE.get(found.key, interval))
 
 
 def speedup(results: ResultsFile, slower: str, faster: str) -> Ratio:

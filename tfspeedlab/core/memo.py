@@ -1,0 +1,56 @@
+"""A cache with one owner: the module that computes its values holds it; others only call its methods.
+
+A site build asks the same questions many times (a comparison in a table, a sentence and a verdict)
+and keeps some answers between builds (``tfspeedlab.site.build_cache``). It does so through
+``load``, ``saved`` and ``asked``, never by writing into the owner's dictionary, so how a value is
+keyed and computed stays the owner's business.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping
+from typing import Generic, TypeVar
+
+Key = TypeVar("Key", bound=Hashable)
+Value = TypeVar("Value")
+
+
+class Memo(Generic[Key, Value]):
+    """Values by key, each computed once; and the keys asked for since ``forget_asked``."""
+
+    def __init__(self) -> None:
+        self._values: dict[Key, Value] = {}
+        self._asked: set[Key] = set()
+
+    def get(self, key: Key, compute: Callable[[], Value]) -> Value:
+        """The value kept for ``key``, or ``compute()``'s, kept from now on."""
+        self._asked.add(key)
+        if key not in self._values:
+            self._values[key] = compute()
+        return self._values[key]
+
+    def load(self, kept: Mapping[Key, Value]) -> None:
+        """Take values an earlier build saved; one already computed in this process stays."""
+        for key, value in kept.items():
+            self._values.setdefault(key, value)
+
+    def saved(self) -> dict[Key, Value]:
+        """Every value kept, for a build to save (a copy: the memo stays its owner's)."""
+        return dict(self._values)
+
+    @property
+    def asked(self) -> frozenset[Key]:
+        """The keys asked for since ``forget_asked``: what a build used, so it keeps only those."""
+        return frozenset(self._asked)
+
+    def forget_asked(self) -> None:
+        """A new build begins: none of its keys asked yet."""
+        self._asked.clear()
+
+    def clear(self) -> None:
+        """Forget every value and every key asked, as a new process would."""
+        self._values.clear()
+        self._asked.clear()
+
+    def __len__(self) -> int:
+        return len(self._values)
