@@ -41,7 +41,7 @@ def test_an_interval_is_kept_for_the_next_build_and_gives_the_same_figure(fresh_
     assert len(stored["intervals"]) == 1 and stored["code"] == build_cache.code_version()
     intervals.INTERVAL_CACHE.clear()  # a new process: only the file remains
     build_cache.open_cache(tmp_path)
-    assert len(intervals.INTERVAL_CACHE) == 1
+    assert len(intervals.INTERVAL_CACHE.saved()) == 1
     assert intervals.speedup(results, "eager", "graph") == first
 
 
@@ -91,7 +91,7 @@ def test_an_unreadable_or_foreign_cache_is_ignored(fresh_cache, tmp_path, conten
     (fresh_cache / build_cache.INDEX_FILE).write_text(content)
     results = synthetic_results()
     build_cache.open_cache(tmp_path)
-    assert len(intervals.INTERVAL_CACHE) == 0
+    assert intervals.INTERVAL_CACHE.saved() == {}
     assert intervals.speedup(results, "eager", "graph").value > 1
     build_cache.save()
     assert json.loads((fresh_cache / build_cache.INDEX_FILE).read_text())["code"] == build_cache.code_version()

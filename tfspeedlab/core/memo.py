@@ -1,10 +1,5 @@
-"""A cache with one owner: the module that computes its values holds it; others only call its methods.
-
-A site build asks the same questions many times (a comparison in a table, a sentence and a verdict)
-and keeps some answers between builds (``tfspeedlab.site.build_cache``). It does so through
-``load``, ``saved`` and ``asked``, never by writing into the owner's dictionary, so how a value is
-keyed and computed stays the owner's business.
-"""
+"""A cache with one owner: the module that computes its values holds it, others only call its methods
+(a site build keeps some between builds through ``load``, ``saved`` and ``asked``: ``site.build_cache``)."""
 
 from __future__ import annotations
 
@@ -35,7 +30,7 @@ class Memo(Generic[Key, Value]):
             self._values.setdefault(key, value)
 
     def saved(self) -> dict[Key, Value]:
-        """Every value kept, for a build to save (a copy: the memo stays its owner's)."""
+        """A copy of every value kept, for a build to save."""
         return dict(self._values)
 
     @property
@@ -44,13 +39,9 @@ class Memo(Generic[Key, Value]):
         return frozenset(self._asked)
 
     def forget_asked(self) -> None:
-        """A new build begins: none of its keys asked yet."""
         self._asked.clear()
 
     def clear(self) -> None:
         """Forget every value and every key asked, as a new process would."""
         self._values.clear()
         self._asked.clear()
-
-    def __len__(self) -> int:
-        return len(self._values)

@@ -125,10 +125,6 @@ class Timing:
         return tuple(sample for run in self.runs for sample in run.samples_s)
 
     @property
-    def min_s(self) -> float:
-        return min(run.min_s for run in self.runs)
-
-    @property
     def blocks(self) -> int:
         return sum(run.blocks for run in self.runs)
 

@@ -99,10 +99,10 @@ class Estimate:
 
 def estimate_of(point: float, resamples: np.ndarray) -> Estimate:
     """``point`` with the central 95% of ``resamples`` (the same figure on each resample) as its interval."""
-    return Estimate(float(point), *central(resamples))
+    return Estimate(float(point), *_central(resamples))
 
 
-def central(resamples: np.ndarray) -> tuple[float, float]:
+def _central(resamples: np.ndarray) -> tuple[float, float]:
     """The ends of the central ``CONFIDENCE`` of ``resamples``."""
     tail = (1 - CONFIDENCE) / 2 * 100
     low, high = np.percentile(np.asarray(resamples, dtype=float), [tail, 100 - tail])
@@ -127,15 +127,10 @@ def _resampled_estimates(runs: list[np.ndarray], rng: np.random.Generator, resam
 
 @dataclass(frozen=True)
 class SamplesDigest:
-    """The samples of one or more cases, in order, read once: ``key`` names what was computed from them
-    (a cached interval or resample), ``seed`` seeds the bootstrap on them, so the same comparison of
-    the same data gets the same interval wherever a page asks for it (a table, a sentence, a verdict).
-
-    The two are different hashes of the same bytes. The key is SHA-256 over the run lengths as well and
-    over how an interval is taken: a build keeps thousands of intervals between builds, and a 32-bit
-    key could hand one comparison another's interval. The seed stays the CRC-32 the bootstrap has
-    always been seeded with: another seed would draw other resamples and move every printed interval.
-    """
+    """The samples of one or more cases, in order, read once. ``key`` (SHA-256 over the run lengths, the
+    samples and how an interval is taken) names a kept interval or resample: a 32-bit key over the
+    thousands a build keeps could collide. ``seed`` (CRC-32 of the same samples) seeds their bootstrap,
+    so a comparison gets one interval wherever a page asks: every printed interval was drawn with it."""
 
     key: str
     seed: int
@@ -284,7 +279,7 @@ def _bootstrap_ratio(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> Rati
 
     def interval() -> tuple[float, float]:
         rng = np.random.default_rng(found.seed)
-        return central(_resampled_estimates(runs_a, rng, RESAMPLES) / _resampled_estimates(runs_b, rng, RESAMPLES))
+        return _central(_resampled_estimates(runs_a, rng, RESAMPLES) / _resampled_estimates(runs_b, rng, RESAMPLES))
 
     return Ratio(PER_CALL.of(runs_a) / PER_CALL.of(runs_b), *INTERVAL_CACHE.get(found.key, interval))
 
