@@ -124,7 +124,8 @@ def test_the_memory_history_gives_each_release_its_growth_and_a_dash_where_a_loo
     rows = [line for line in found.splitlines() if line.startswith("| 2.")]
     assert "steady" in rows[0] and "+48.8" in rows[1] and rows[1].rstrip(" |").endswith("—")
     # The same loop on one release, in the words the page's prose reads it with.
-    context = directives.Context({"cpu": {}, "gpu": {}}, tmp_path, None, "memory-startup.md", history={"cpu": history})
+    context = directives.Context(results={"cpu": {}, "gpu": {}}, results_root=tmp_path, page_uri="memory-startup.md",
+                                 history={"cpu": history})
     on_2_16 = history_directives.history_growth_on(context, "memory", "loop", "2.16")
     assert on_2_16.startswith("grows 48.8") and "steady" in history_directives.history_growth_on(
         context, "memory", "loop", "2.15")
@@ -141,5 +142,6 @@ def test_the_memory_history_second_half_shows_a_growth_the_whole_loop_hides(tmp_
     whole = history_tables.growth_table(history, "memory", {"predict": "loop"})
     late = history_tables.growth_table(history, "memory", {"predict": "loop"}, second_half=True)
     assert "inconclusive here" in whole and "+19.5\u00a0KiB" in late
-    context = directives.Context({"cpu": {}, "gpu": {}}, tmp_path, None, "memory-startup.md", history={"cpu": history})
+    context = directives.Context(results={"cpu": {}, "gpu": {}}, results_root=tmp_path, page_uri="memory-startup.md",
+                                 history={"cpu": history})
     assert "but its second half grows 19.5\u00a0KiB" in history_directives.history_growth_on(context, "memory", "loop", "2.21")

@@ -114,7 +114,8 @@ def test_committed_model_is_checked_against_the_guides_estimator(committed):
 
 def test_the_page_states_the_misses_the_predictions_make(committed):
     model, results = committed
-    context = directives.Context({"cpu": results, "gpu": {}}, COMMITTED.parent, None, "simulator.md", "simulator/",
+    context = directives.Context(results={"cpu": results, "gpu": {}}, results_root=COMMITTED.parent,
+                                 page_uri="simulator.md", page_url="simulator/",
                                  models={"cpu": model})
     predictions, _ = cost_model.validate(model, results)
     for held_out, group in ((False, "fitted"), (True, "held_out")):
