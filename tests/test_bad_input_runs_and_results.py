@@ -140,7 +140,7 @@ def _examples(tmp_path, **sources) -> Path:
     return folder
 
 
-# A full run starts each example's process fresh; a quick one forks it (run/launch.py): both paths.
+# A full run starts each example's process fresh; a quick one forks it (harness/launch.py): both paths.
 STARTS = pytest.mark.parametrize("start", [(), ("--quick",)], ids=["fresh", "forked"])
 
 

@@ -1,6 +1,6 @@
 """Memory over repeated calls: how fast resident memory grows per call, with its interval, and
-whether the growth goes on or levels off (and both in words: ``growth_phrase``), from what ``measure.memory.follow_memory`` recorded in
-each process of a case.
+whether the growth goes on or levels off (and both in words: ``growth_phrase``), from what
+``core.resident_memory.follow_memory`` recorded in each process of a case.
 
 A followed loop is cut into equal parts, and each part's growth per call is one reading of the
 slope. Resident memory moves in steps (the allocator takes a new arena, a cache fills once), so a
