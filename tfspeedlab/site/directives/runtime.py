@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfspeedlab.render import markdown, shared_workloads
+from tfspeedlab.render import markdown
 from tfspeedlab.render.context import Context, Runner
 from tfspeedlab.render.registry import directive
 
@@ -12,8 +12,3 @@ from tfspeedlab.render.registry import directive
 def environment_cpu(context: Context, example: str, *, runner: Runner = "cpu") -> str:
     return markdown.text(context.cpu_name.with_sets(context.lookup(example, runner).environment))
 
-
-@directive("environment_when", "The CPU an example was measured on and when (UTC): ``AMD EPYC 25/1 with AVX2, "
-                               "2026-12-03 17:34``, for an absolute time stated away from its table.")
-def environment_when(context: Context, example: str, *, runner: Runner = "cpu") -> str:
-    return markdown.text(shared_workloads.cpu_and_date(context.lookup(example, runner), context.cpu_name.with_sets))
