@@ -80,7 +80,7 @@ def test_labels_titles_cpu_model_and_errors_reach_the_html_escaped(tmp_path):
     write_json_atomic(root / "cpu" / "demo.failed.json",
                       {"schema": "tfspeedlab.failure", "example": "demo", "runner": "cpu",
                        "error": f"Boom: ``` {HOSTILE} `", "traceback": "", "utc_time": "2027-01-01T00:00:00+00:00"})
-    context = directives.Context({"cpu": {"demo": results}, "gpu": {}}, root, None, "x.md")
+    context = directives.Context(results={"cpu": {"demo": results}, "gpu": {}}, results_root=root, page_uri="x.md")
     page = _html(directives.render("results", ["demo"], context))
     # The page's own chart is an <img>; the hostile one must only ever appear escaped.
     assert HOSTILE not in page and "<script>" not in page and "&lt;img src=x" in page
@@ -140,7 +140,7 @@ def _examples(tmp_path, **sources) -> Path:
     return folder
 
 
-# A full run starts each example's process fresh; a quick one forks it (run/launch.py): both paths.
+# A full run starts each example's process fresh; a quick one forks it (harness/launch.py): both paths.
 STARTS = pytest.mark.parametrize("start", [(), ("--quick",)], ids=["fresh", "forked"])
 
 
@@ -251,7 +251,7 @@ def test_results_for_an_example_that_does_not_exist_stop_the_build(tmp_path):
 # 9. Every malformed or unknown directive fails the build.
 
 def test_directives_naming_no_example_or_a_misspelt_option_are_errors(tmp_path):
-    context = directives.Context({"cpu": {}, "gpu": {}}, tmp_path, None, "x.md",
+    context = directives.Context(results={"cpu": {}, "gpu": {}}, results_root=tmp_path, page_uri="x.md",
                                  known_examples=frozenset({"small_ops"}))
     for name, args in (("results", ["no_such"]), ("traces", ["nosuch"]), ("median", ["no_such", "eager"])):
         with pytest.raises(DirectiveError, match="no example 'no_?such'"):

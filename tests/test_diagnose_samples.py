@@ -106,7 +106,7 @@ def test_a_sample_without_its_environment_is_refused(tmp_path):
 def test_a_diagnosis_that_disagrees_with_its_full_run_stops_the_build(tmp_path):
     # The matmul sample finds no material difference; a full run where the graph is ten times faster disagrees.
     samples = Samples({"matmul": COMMITTED.reports["matmul"]}, {"demo": synthetic_results()})
-    context = directives.Context({"cpu": {}, "gpu": {}}, tmp_path, None, "diagnose.md",
+    context = directives.Context(results={"cpu": {}, "gpu": {}}, results_root=tmp_path, page_uri="diagnose.md",
                                  diagnoses={"cpu": samples, "gpu": Samples({}, {})})
     with pytest.raises(directives.DirectiveError, match="re-measure both"):
         directives.render("diagnosis_agreement", ["matmul", "demo", "eager", "graph", "graph"], context)

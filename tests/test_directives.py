@@ -10,7 +10,9 @@ from conftest import synthetic_results
 from tfspeedlab.core.measure.measurement import Measurement
 from tfspeedlab.core.results.schema import CaseResult
 from tfspeedlab.core.spec.layout import Sweep
-from tfspeedlab.core.units import UNIT_SPACE, format_time
+from tfspeedlab.core.stats import intervals
+from tfspeedlab.core.units import UNIT_SPACE, format_ratio, format_time
+from tfspeedlab.render.context import ClaimsLedger
 from tfspeedlab.site import directives
 from tfspeedlab.site.directives import DirectiveError
 
@@ -184,9 +186,8 @@ def test_verdict_and_interval_follow_the_bootstrap_interval(tmp_path):
     assert directives.render("factor", ["runs", "graph", "eager"], ctx).startswith("10.0×\xa0slower [")
     # Half a percent apart: the same, within what the interval resolved.
     assert directives.render("factor", ["runs", "eager", "twin"], ctx).startswith("the same within ")
-    low, high = directives.render("interval", ["runs", "eager", "graph"], ctx).rstrip("×").split("–")
-    assert float(low) < 10.0 < float(high)
-    assert directives.render("speedup", ["runs", "eager", "graph"], ctx) == "10.0×"
+    found = intervals.speedup(ctx.lookup("runs", "cpu"), "eager", "graph")
+    assert found.low < 10.0 < found.high and format_ratio(found.value) == "10.0×"
 
 
 def test_agreement_compares_the_same_workload_across_files(tmp_path):
@@ -371,9 +372,11 @@ def test_one_figure_per_claim_a_case_time_stated_two_ways_stops_the_build(tmp_pa
     """The same (example, case) rendered with two different values — the time per call on one page,
     the median on another — is two figures for one claim."""
     results = synthetic_results(samples=(1e-3, 1.5e-3, 1.2e-3, 2.0e-3))
-    claims = {}
-    first = directives.Context({"cpu": {"demo": results}, "gpu": {}}, tmp_path, None, "a.md", claims=claims)
-    second = directives.Context({"cpu": {"demo": results}, "gpu": {}}, tmp_path, None, "b.md", claims=claims)
+    ledger = ClaimsLedger()
+    first = directives.Context(results={"cpu": {"demo": results}, "gpu": {}}, results_root=tmp_path, page_uri="a.md",
+                               ledger=ledger)
+    second = directives.Context(results={"cpu": {"demo": results}, "gpu": {}}, results_root=tmp_path,
+                                page_uri="b.md", ledger=ledger)
     shown = directives.render("time", ["demo", "eager"], first)
     assert directives.render("time", ["demo", "eager"], second) == shown  # the same claim, the same figure
     with pytest.raises(DirectiveError, match=r"time per call · cpu · demo · eager reads .* here but .* on a\.md"):

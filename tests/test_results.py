@@ -1,4 +1,5 @@
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -25,6 +26,16 @@ def test_round_trip(tmp_path):
     loaded = load_results(path)
     assert loaded == original
     assert intervals.speedup(loaded, "eager", "graph").value == pytest.approx(10.0)
+
+
+def test_metrics_read_as_fields_and_are_written_as_the_same_mapping(tmp_path):
+    original = synthetic_results()
+    case = replace(original.cases[0], metrics={"loss_start": 2.0, "loss_end": 0.5, "tf_function_fraction": 0.25})
+    loaded = load_results(write_results(replace(original, cases=(case, *original.cases[1:])), tmp_path))
+    metrics = loaded.cases[0].metrics
+    assert (metrics.loss_start, metrics.loss_end, metrics.weight_change) == (2.0, 0.5, None)
+    assert metrics.layer_fraction("tf_function") == 0.25
+    assert to_dict(loaded)["cases"][0]["metrics"] == {"loss_start": 2.0, "loss_end": 0.5, "tf_function_fraction": 0.25}
 
 
 def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path):

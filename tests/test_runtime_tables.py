@@ -11,7 +11,8 @@ from tfspeedlab.core.results.history import ReleaseResults
 from tfspeedlab.core.results.schema import CaseResult
 from tfspeedlab.core.spec.layout import Grid
 from tfspeedlab.core.spec.releases import Release
-from tfspeedlab.history import directives as history_directives, tables as history_tables
+from tfspeedlab.core.stats.memory_growth import growth_phrase
+from tfspeedlab.history import tables as history_tables, trends
 from tfspeedlab.settings import tables as settings_tables
 from tfspeedlab.site import directives
 from tfspeedlab.site.tables import onednn_in_force, threads_in_force
@@ -124,12 +125,13 @@ def test_the_memory_history_gives_each_release_its_growth_and_a_dash_where_a_loo
     rows = [line for line in found.splitlines() if line.startswith("| 2.")]
     assert "steady" in rows[0] and "+48.8" in rows[1] and rows[1].rstrip(" |").endswith("—")
     # The same loop on one release, in the words the page's prose reads it with.
-    context = directives.Context({"cpu": {}, "gpu": {}}, tmp_path, None, "memory-startup.md", history={"cpu": history})
-    on_2_16 = history_directives.history_growth_on(context, "memory", "loop", "2.16")
-    assert on_2_16.startswith("grows 48.8") and "steady" in history_directives.history_growth_on(
-        context, "memory", "loop", "2.15")
+    by_release = dict(trends.measured(history, "memory", "loop"))
+    assert growth_phrase(by_release[Release(2, 16)]).startswith("grows 48.8")
+    assert "steady" in growth_phrase(by_release[Release(2, 15)])
+    context = directives.Context(results={"cpu": {}, "gpu": {}}, results_root=tmp_path, page_uri="memory-startup.md",
+                                 history={"cpu": history})
     with pytest.raises(directives.DirectiveError, match="not measured on 2.14"):
-        history_directives.history_growth_on(context, "memory", "loop", "2.14")
+        directives.render("history_time", ["memory", "loop", "2.14"], context)
 
 
 def test_the_memory_history_second_half_shows_a_growth_the_whole_loop_hides(tmp_path):
@@ -141,5 +143,4 @@ def test_the_memory_history_second_half_shows_a_growth_the_whole_loop_hides(tmp_
     whole = history_tables.growth_table(history, "memory", {"predict": "loop"})
     late = history_tables.growth_table(history, "memory", {"predict": "loop"}, second_half=True)
     assert "inconclusive here" in whole and "+19.5\u00a0KiB" in late
-    context = directives.Context({"cpu": {}, "gpu": {}}, tmp_path, None, "memory-startup.md", history={"cpu": history})
-    assert "but its second half grows 19.5\u00a0KiB" in history_directives.history_growth_on(context, "memory", "loop", "2.21")
+    assert "but its second half grows 19.5\u00a0KiB" in growth_phrase(case)

@@ -112,9 +112,20 @@ def test_committed_model_is_checked_against_the_guides_estimator(committed):
     assert one.measured_s == intervals.estimate_s(case)
 
 
+def test_the_build_fits_each_runners_model_once_and_only_when_asked(committed, monkeypatch):
+    model, results = committed
+    fits = []
+    monkeypatch.setattr(cost_model, "fit", lambda found, runner: fits.append(runner) or model)
+    models = cost_model.FittedModels({"cpu": results, "gpu": {}})
+    assert fits == []  # loading a build's data fits nothing
+    assert "gpu" not in models and models["cpu"] is model and dict(models) == {"cpu": model}
+    assert fits == ["cpu"]  # a runner without the sweeps has no model
+
+
 def test_the_page_states_the_misses_the_predictions_make(committed):
     model, results = committed
-    context = directives.Context({"cpu": results, "gpu": {}}, COMMITTED.parent, None, "simulator.md", "simulator/",
+    context = directives.Context(results={"cpu": results, "gpu": {}}, results_root=COMMITTED.parent,
+                                 page_uri="simulator.md", page_url="simulator/",
                                  models={"cpu": model})
     predictions, _ = cost_model.validate(model, results)
     for held_out, group in ((False, "fitted"), (True, "held_out")):

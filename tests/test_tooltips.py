@@ -189,7 +189,7 @@ def test_a_cell_interval_in_a_link_is_titled_and_the_note_link_goes_to_the_next(
 
 
 def test_an_escaped_bracket_is_read_as_the_page_shows_it():
-    """Table cells come from ``site.markdown.text``, which escapes ``[``: the header is still titled."""
+    """Table cells come from ``render.markdown.text``, which escapes ``[``: the header is still titled."""
     cell = text(f"2.0×{NBSP}faster [1.9–2.1×]")
     assert "\\[" in cell
     html = convert(f"| Case | Speed-up |\n| --- | --: |\n| a | {cell} |\n\nIn prose, {cell}.")

@@ -382,7 +382,7 @@ def _check_writable(out: Path) -> None:
 
 def _prepare_forking(options: argparse.Namespace) -> bool:
     """For a quick run: import TensorFlow here once, so that every example's process can be
-    forked from this one (``run/launch.py`` says when that is allowed); False with --cold-start."""
+    forked from this one (``harness/launch.py`` says when that is allowed); False with --cold-start."""
     if options.cold_start:
         launch.request_cold_start()
         return False

@@ -1,4 +1,4 @@
-"""The Keras backends page's blocks: per runner, the tables ``site.backend_tables`` makes from
+"""The Keras backends page's blocks: per runner, the tables ``backends.tables`` makes from
 ``results/<runner>/keras_backends.json`` (or the plain note where that runner has none)."""
 
 from __future__ import annotations

@@ -126,6 +126,6 @@ def prediction_error(pivot: Pivot) -> tuple[float, str | None]:
 def trained(case: CaseResult) -> bool | None:
     """Whether a training case's loss fell and its weights moved (None for a case that does not train)."""
     metrics = case.metrics
-    if "loss_start" not in metrics:
+    if metrics.loss_start is None:
         return None
-    return metrics["loss_end"] < metrics["loss_start"] and metrics.get("weight_change", 0) > 0
+    return metrics.loss_end < metrics.loss_start and (metrics.weight_change or 0) > 0

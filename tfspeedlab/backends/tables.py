@@ -91,10 +91,10 @@ def memory_table(results: ResultsFile) -> Markdown:
     for model, pivot in grid.model_pivots(results).items():
         for (row, call), case in pivot.cells.items():
             metrics = case.metrics
-            if "rss_growth_per_call_bytes" in metrics:
-                body.append([text(model), text(row), text(call), format_bytes(metrics["rss_bytes"]),
-                             signed_bytes(metrics["rss_growth_per_call_bytes"], plus=True),
-                             f"{metrics['memory_calls']:,.0f}"])
+            if metrics.rss_growth_per_call_bytes is not None:
+                body.append([text(model), text(row), text(call), format_bytes(metrics.rss_bytes),
+                             signed_bytes(metrics.rss_growth_per_call_bytes, plus=True),
+                             f"{metrics.memory_calls:,.0f}"])
     return table(["Model", "Backend", "Call", "Resident memory after", "Growth per call: one process's slope, no interval",
                   "Calls followed"],
                  body, [LEFT, LEFT, LEFT, RIGHT, RIGHT, RIGHT])

@@ -21,7 +21,7 @@ from tfspeedlab.core.units import format_significant, format_time
 from tfspeedlab.render.shared_workloads import other_cpus
 
 
-# ``per_cpu.cpu_name`` is ``results.cpu.cpu_name``, the one function that names a CPU model, for callers
+# ``per_cpu.cpu_name`` is ``core.results.cpu.cpu_name``, the one function that names a CPU model, for callers
 # without a build's context; a directive names a CPU with ``Context.cpu_name``, which also names a file
 # that recorded no family as a file of its CPU model that did.
 

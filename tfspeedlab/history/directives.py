@@ -15,7 +15,7 @@ from typing import Literal
 from tfspeedlab.core.results.history import ReleaseResults
 from tfspeedlab.core.results.schema import CaseResult, MissingCaseError
 from tfspeedlab.core.spec.releases import ALL_RELEASES, Release, UnknownReleaseError, parse_selection
-from tfspeedlab.core.stats import intervals, memory_growth
+from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.units import format_ratio, format_time
 from tfspeedlab.core.wording import format_change
 from tfspeedlab.history import tables as history_tables, trends
@@ -146,12 +146,6 @@ def _on_release(context: Context, example: str, case: str, release: str, runner:
 @directive("history_time", "One case's time on one release, by the guide's estimator.")
 def history_time(context: Context, example: str, case: str, release: str, *, runner: Runner = "cpu") -> str:
     return format_time(intervals.estimate_s(_on_release(context, example, case, release, runner)))
-
-
-@directive("history_growth_on", "One loop's resident-memory growth per call on one release, in words, as "
-                                 "``growth`` gives it for the main results.")
-def history_growth_on(context: Context, example: str, case: str, release: str, *, runner: Runner = "cpu") -> str:
-    return memory_growth.growth_phrase(_on_release(context, example, case, release, runner))
 
 
 @directive("history_version", "The version of a package (tensorflow, keras, tf_keras, numpy) a release's "

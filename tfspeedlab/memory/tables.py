@@ -66,7 +66,7 @@ def contributors_table(results: ResultsFile, label: str) -> Markdown:
     """What ``python -X importtime`` gave each top-level package of one import (its modules' own
     times added up) and the modules that took longest themselves."""
     metrics = results.case(label).metrics
-    total = metrics.get("importtime_total_s")
+    total = metrics.importtime_total_s
     if not total:
         raise NotInResults(f"case {label!r} has no -X importtime record")
     rows = [[text(kind), code(name), format_time(seconds), f"{seconds / total:.0%}"]

@@ -271,7 +271,7 @@ def figure_svg(figure) -> str:
 
 
 def has_host_layers(results: ResultsFile) -> bool:
-    return all(f"{layer}_fraction" in case.metrics for case in results.cases for layer in HOST_LAYERS)
+    return all(case.metrics.layer_fraction(layer) is not None for case in results.cases for layer in HOST_LAYERS)
 
 
 def host_layers_svg(results: ResultsFile, theme_name: str) -> str:
@@ -287,7 +287,7 @@ def host_layers_svg(results: ResultsFile, theme_name: str) -> str:
         positions = list(range(len(cases))[::-1])
         left = [0.0] * len(cases)
         for index, layer in enumerate(HOST_LAYERS):
-            widths = [case.measurement.per_call_s * case.metrics[f"{layer}_fraction"] / scale for case in cases]
+            widths = [case.measurement.per_call_s * case.metrics.layer_fraction(layer) / scale for case in cases]
             axes.barh(positions, widths, left=left, height=0.6, color=theme.bars[index], label=HOST_LAYER_LABELS[layer])
             left = [a + b for a, b in zip(left, widths)]
         unit = bar_scale.Scale(False, scale)

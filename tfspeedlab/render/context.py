@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -40,17 +40,47 @@ def trace_files(results_root: Path, runner: str, example: str) -> list[Path]:
     return artifacts.published_files(results_root, runner, example, "*.xplane.pb")
 
 
-@dataclass(frozen=True)
+@dataclass
+class ClaimsLedger:
+    """Every figure the pages of one build have stated, by what it is a figure of, with the page that
+    stated it first: one figure per claim, so a case's time reads the same on every page and in every
+    table. Whoever runs a build keeps one (the Markdown extension: one per load of the results); each
+    page's ``Context`` states its figures into it."""
+
+    stated: dict[tuple, tuple[str, str]] = field(default_factory=dict)
+
+    def state(self, what: tuple, figure: str, page_uri: str) -> None:
+        """A ``DirectiveError`` when a page of this build stated another figure for ``what``."""
+        first, where = self.stated.setdefault(what, (figure, page_uri))
+        if first != figure:
+            raise DirectiveError(f"{' · '.join(map(str, what))} reads {figure!r} here but {first!r} on "
+                                 f"{where}: state one figure per claim (the same directive), or say why they differ")
+
+
+@dataclass
+class PageState:
+    """What one page accumulates while its directives expand: a new one per page."""
+
+    # The method notes this page has stated once already (``Context.first_on_page``).
+    shown: set[str] = field(default_factory=set)
+    # The figures this page claimed, to state again when its expansion is reused by a later build.
+    claims: list[tuple[tuple, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, kw_only=True)
 class Context:
+    """One page's view of the build: the build's data, read only, and where the page is; what the
+    page accumulates is its ``page`` state, what the build's pages claim is the ``ledger``."""
+
     results: dict[str, dict[str, ResultsFile]]
     results_root: Path
-    repo_url: str | None
     page_uri: str
     # The page's URL path ("simulator/"): raw HTML is not rewritten by MkDocs,
     # so its links must be relative to where the page is served.
     page_url: str = ""
-    # Each runner's fitted cost model, fitted once per build.
-    models: dict[str, cost_model.CostModel] = field(default_factory=dict)
+    repo_url: str | None = None
+    # Each runner's cost model, fitted the first time a page asks for one (``cost_model.FittedModels``).
+    models: Mapping[str, cost_model.CostModel] = field(default_factory=dict)
     # The examples that exist (the build knows them): a directive naming
     # another is a typo, not an example "not yet measured".
     known_examples: frozenset[str] | None = None
@@ -64,23 +94,16 @@ class Context:
     remeasures_shown: dict[str, dict[str, dict[str, ResultsFile]]] = field(default_factory=dict)
     # The one name of each CPU model, over every file the build reads (``site_data.SiteData.cpu_names``).
     cpu_name: CpuNames = field(default_factory=CpuNames)
-    # What this page has shown once already (a method note): a new Context per page starts empty.
-    shown: set[str] = field(default_factory=set, compare=False)
-    # Every figure the build's pages have stated so far, by what it is a figure of: shared by the
-    # pages of one build (see ``claim``).
-    claims: dict[tuple, tuple[str, str]] = field(default_factory=dict, compare=False)
-    # The claims this page made, to state again when its expansion is reused by a later build.
-    page_claims: list[tuple[tuple, str]] = field(default_factory=list, compare=False)
+    # The build's claims, shared by its pages (a Context made alone has a ledger of its own).
+    ledger: ClaimsLedger = field(default_factory=ClaimsLedger, compare=False)
+    # This page's own state: a new Context per page starts empty.
+    page: PageState = field(default_factory=PageState, compare=False)
 
     def claim(self, what: tuple, figure: str) -> str:
         """State ``figure`` as the value of ``what`` (``("time per call", runner, example, case)``);
-        a ``DirectiveError`` when a page of this build stated another value for it: one figure per
-        claim, so a case's time reads the same on every page and in every table."""
-        self.page_claims.append((what, figure))
-        stated = self.claims.setdefault(what, (figure, self.page_uri))
-        if stated[0] != figure:
-            raise DirectiveError(f"{' · '.join(map(str, what))} reads {figure!r} here but {stated[0]!r} on "
-                                 f"{stated[1]}: state one figure per claim (the same directive), or say why they differ")
+        a ``DirectiveError`` when a page of this build stated another value for it (``ClaimsLedger``)."""
+        self.page.claims.append((what, figure))
+        self.ledger.state(what, figure, self.page_uri)
         return figure
 
     def cpu_text(self, environment) -> markdown.Markdown:
@@ -113,9 +136,9 @@ class Context:
 
     def first_on_page(self, what: str) -> bool:
         """True the first time a page asks about ``what``: method notes are stated once per page."""
-        if what in self.shown:
+        if what in self.page.shown:
             return False
-        self.shown.add(what)
+        self.page.shown.add(what)
         return True
 
     def check_example(self, example: str) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from tfspeedlab.core import wording
-from tfspeedlab.core.results.cpu import cpu_description, cpu_name, cpu_with_sets, same_cpu
+from tfspeedlab.core.results.cpu import cpu_description, cpu_name, same_cpu
 from tfspeedlab.core.results.schema import ResultsFile
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.units import format_time
@@ -137,12 +137,6 @@ def cpu_legend(files: list[ResultsFile], name_of: NameOf = cpu_name) -> Markdown
     return Markdown("CPU models, as the tables name them:\n\n"
                     + table(["In the tables", "As recorded"], [[text(short), text(full)] for short, full in spelled],
                             [LEFT, LEFT]))
-
-
-def cpu_and_date(results: ResultsFile, with_sets: NameOf = cpu_with_sets) -> str:
-    """``AMD EPYC 25/1 with AVX2, 2026-12-03 08:08``: the CPU model by its one name, with the instruction
-    sets its kernels depend on, and when the file was measured."""
-    return f"{with_sets(results.environment)}, {results.environment['utc_time'][:16].replace('T', ' ')}"
 
 
 def other_cpus(committed: ResultsFile, sittings) -> list[ResultsFile]:

@@ -66,12 +66,12 @@ def precision_check(results: ResultsFile) -> Markdown:
                 if case is None:
                     continue
                 m = case.metrics
-                if f"loss_after_{steps}_steps" in m:
-                    check = f"loss {m['loss_start']:.3g} → {m[f'loss_after_{steps}_steps']:.3g}"
+                if m.loss_after_steps(steps) is not None:
+                    check = f"loss {m.loss_start:.3g} → {m.loss_after_steps(steps):.3g}"
                 elif row == grid.layout.baseline:
                     check = "the reference product"
                 else:
-                    check = f"largest difference {m['relative_error_vs_float32']:.2g} of the largest value"
+                    check = f"largest difference {m.relative_error_vs_float32:.2g} of the largest value"
                 body.append([text(column), text(row), format_time(case.measurement.per_call_s), text(check)])
     return table(["Workload", "Policy", "Time per call", f"What it computed (training: after {steps} steps)"],
                  body, [LEFT, LEFT, RIGHT, LEFT])
@@ -82,7 +82,7 @@ def onednn_default(results: ResultsFile) -> str:
     "off", as every process of the baseline row recorded it (metric ``onednn_opts``, TensorFlow's own
     decision for this CPU); "not recorded" for results that predate the metric. Processes that
     disagree are an error: the page would otherwise state one of them as the default."""
-    seen = {metrics.get("onednn_opts") for grid in pivots(results)
+    seen = {metrics.onednn_opts for grid in pivots(results)
             for (row, _), case in grid.cells.items() if row == grid.layout.baseline
             for metrics in case.metrics_by_process}
     seen.discard(None)

@@ -28,9 +28,10 @@ import markdown
 from markdown.extensions import Extension
 from markdown.preprocessors import Preprocessor
 
+from tfspeedlab.render.context import ClaimsLedger, Context
 from tfspeedlab.render.errors import DirectiveError
 from tfspeedlab.site import site_data, tooltips
-from tfspeedlab.site.directives import Context, render
+from tfspeedlab.site.directives import render
 
 try:  # MkDocs (and ProperDocs, which answers for ``mkdocs.*``) report a BuildError in one line
     from mkdocs.exceptions import BuildError as _ReportedError
@@ -96,14 +97,14 @@ def page_of(md: markdown.Markdown) -> tuple[str, str]:
 # rebuilds every page after one is saved, and the others need not be expanded again.
 _EXPANDED: dict[tuple, tuple[str, list]] = {}
 _EXPANDED_PAGES = 256
-# The figures this build's pages stated (``Context.claim``), per load of the data: pages built from
-# one results tree must state one figure per claim. ``start_build`` empties it.
-_CLAIMS: dict[int, dict[tuple, tuple[str, str]]] = {}
+# The figures this build's pages stated (``Context.claim``), one ledger per load of the data: pages
+# built from one results tree must state one figure per claim. ``start_build`` empties it.
+_LEDGERS: dict[int, ClaimsLedger] = {}
 
 
 def start_build() -> None:
     """Forget the claims of the last build (``mkdocs serve`` builds many times in one process)."""
-    _CLAIMS.clear()
+    _LEDGERS.clear()
 
 
 class DirectivePreprocessor(Preprocessor):
@@ -122,10 +123,11 @@ class DirectivePreprocessor(Preprocessor):
         page_uri, page_url = page_of(self.md)
         repo_url = self.extension.getConfig("repo_url") or None
         key = (data.generation, page_uri, page_url, repo_url, text)
-        context = Context(data.results, data.results_root, repo_url, page_uri, page_url, data.models,
-                          data.known_examples, data.history, data.diagnoses, data.remeasures,
-                          remeasures_shown=data.remeasures_shown, cpu_name=data.cpu_names,
-                          claims=_CLAIMS.setdefault(data.generation, {}))
+        context = Context(results=data.results, results_root=data.results_root, page_uri=page_uri,
+                          page_url=page_url, repo_url=repo_url, models=data.models,
+                          known_examples=data.known_examples, history=data.history, diagnoses=data.diagnoses,
+                          remeasures=data.remeasures, remeasures_shown=data.remeasures_shown,
+                          cpu_name=data.cpu_names, ledger=_LEDGERS.setdefault(data.generation, ClaimsLedger()))
         if key in _EXPANDED:  # the same page from the same data: its figures, stated again in this build
             expanded, claims = _EXPANDED[key]
             try:
@@ -137,7 +139,7 @@ class DirectivePreprocessor(Preprocessor):
             expanded = expand(text, context)
             if len(_EXPANDED) >= _EXPANDED_PAGES:
                 _EXPANDED.clear()
-            _EXPANDED[key] = (expanded, list(context.page_claims))
+            _EXPANDED[key] = (expanded, list(context.page.claims))
         return expanded.split("\n")
 
 

@@ -1,10 +1,10 @@
 """Everything a site build reads from a results tree, loaded and checked once per change of the tree.
 
 The MkDocs plugin (charts, the simulator's data) and the Markdown extension (the directives) both
-need the results, the release history, the committed diagnoses and the fitted cost models. They
-share one load: ``load`` keeps the last tree it read, keyed by every file's path, size and
-modification time, so a build reads it once and ``mkdocs serve`` reads it again only when a file
-under it changed.
+need the results, the release history, the committed diagnoses and the cost models (fitted the
+first time something asks for one). They share one load: ``load`` keeps the last tree it read,
+keyed by every file's path, size and modification time, so a build reads it once and ``mkdocs
+serve`` reads it again only when a file under it changed.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +26,6 @@ from tfspeedlab.core.stats import cost_model
 from tfspeedlab.diagnosis.samples import Samples, load_samples
 from tfspeedlab.diagnosis.saved import DiagnosisFileError
 from tfspeedlab.fairness import drift
-from tfspeedlab.site import simulator
 
 # What a build reads when nothing names another tree (tests and readers set it to build from theirs).
 RESULTS_VARIABLE = "TFSPEEDLAB_RESULTS"
@@ -49,7 +49,8 @@ class SiteData:
     known_examples: frozenset[str]
     history: dict[str, list[ReleaseResults]]
     diagnoses: dict[str, Samples]
-    models: dict[str, cost_model.CostModel]
+    # Each runner's cost model, fitted when a page (or the simulator's parameters) first asks for it.
+    models: Mapping[str, cost_model.CostModel]
     # Each runner's re-measures of the headline examples, by sitting, oldest first.
     remeasures: dict[str, dict[str, dict[str, ResultsFile]]] = dataclasses.field(default_factory=dict)
     # The same sittings as pages show them: each widened by the drift between sittings, as a
@@ -147,7 +148,7 @@ def _load(root: Path) -> SiteData:
                      for found in item.results.values()]
     environments += [sample.environment for samples in diagnoses.values() for sample in samples.reports.values()]
     environments += [found.environment for samples in diagnoses.values() for found in samples.guide.values()]
-    return SiteData(root, results, known, history, diagnoses, simulator.fitted_models(results), remeasures,
+    return SiteData(root, results, known, history, diagnoses, cost_model.FittedModels(results), remeasures,
                     shown, cpu_names=CpuNames.of(environments))
 
 

@@ -119,7 +119,7 @@ def host_layers_table(results: ResultsFile) -> Markdown:
     """Time per call in each profiled host layer: the time per call × the layer's share of the profiled call."""
     # A per-op column only says something new when a call holds several ops.
     ops = results.params.get("ops_per_call") if results.params.get("ops_per_call", 0) > 1 else None
-    device_busy = all("device_busy_fraction" in case.metrics for case in results.cases)
+    device_busy = all(case.metrics.device_busy_fraction is not None for case in results.cases)
     # How much the profiler slowed the calls it watched: shares from a slowed
     # call are applied to the unslowed time, so readers should see it.
     header = ["Mode", *(HOST_LAYER_LABELS[layer] for layer in HOST_LAYERS), "Total per call",
@@ -130,36 +130,36 @@ def host_layers_table(results: ResultsFile) -> Markdown:
         per_call = case.measurement.per_call_s
         cells = [case.label]
         for layer in HOST_LAYERS:
-            share = case.metrics[f"{layer}_fraction"]
+            share = case.metrics.layer_fraction(layer)
             cells.append(f"{format_time(per_call * share)} ({share:.0%})")
         cells.append(format_time(per_call))
         if ops:
             cells.append(format_time(per_call / ops))
         if device_busy:
-            cells.append(f"{case.metrics['device_busy_fraction']:.0%}")
-        cells.append(format_ratio(case.metrics["profiled_call_s"] / per_call))
+            cells.append(f"{case.metrics.device_busy_fraction:.0%}")
+        cells.append(format_ratio(case.metrics.profiled_call_s / per_call))
         body.append(cells)
     return table(header, body)
 
 
 def memory_table(results: ResultsFile) -> Markdown:
     """Per mode: the process's peak resident memory, what the mode added to it, and a GPU's peak."""
-    on_gpu = any("gpu_peak_bytes" in case.metrics for case in results.cases)
+    on_gpu = any(case.metrics.gpu_peak_bytes is not None for case in results.cases)
     header = ["Mode", "Peak host memory (RSS)", "Added by the mode", *(["Peak GPU memory"] if on_gpu else [])]
     body = []
     for case in results.cases:
         m = case.metrics
-        cells = [case.label, format_bytes(m["peak_rss_bytes"]), format_bytes(m["peak_rss_growth_bytes"])]
+        cells = [case.label, format_bytes(m.peak_rss_bytes), format_bytes(m.peak_rss_growth_bytes)]
         if on_gpu:
-            cells.append(format_bytes(m["gpu_peak_bytes"]) if "gpu_peak_bytes" in m else "not recorded")
+            cells.append(format_bytes(m.gpu_peak_bytes) if m.gpu_peak_bytes is not None else "not recorded")
         body.append(cells)
     return table(header, body)
 
 
 def training_check_table(results: ResultsFile) -> Markdown:
     """Loss before and after timing and the largest weight change: proof that each step trained."""
-    body = [[case.label, f"{case.metrics['loss_start']:.4g}", f"{case.metrics['loss_end']:.4g}",
-             f"{case.metrics['weight_change']:.3g}"] for case in results.cases]
+    body = [[case.label, f"{case.metrics.loss_start:.4g}", f"{case.metrics.loss_end:.4g}",
+             f"{case.metrics.weight_change:.3g}"] for case in results.cases]
     # Each case trains for as many steps as its timing took: "after timing", not after N steps.
     return table(["Case", "Loss before", "Loss after timing", "Largest weight change"], body)
 
@@ -414,14 +414,14 @@ def memory_growth_table(results: ResultsFile) -> Markdown:
     """Per rung (and model): how the process's resident memory moved over the repeated calls after timing."""
     grids = pivots(results)
     marked = [(grid, row, case) for grid in grids for row in grid.row_values for _, case in grid.row(row)
-              if "rss_growth_bytes" in case.metrics]
+              if case.metrics.rss_growth_bytes is not None]
     if not marked:
         return Markdown(text("No case recorded its memory (it is followed on Linux only)."))
     rows = list(dict.fromkeys(row for _, row, _ in marked))
     parts = list(dict.fromkeys(grid.part for grid, _, _ in marked))
     found = {(grid.part, row): case for grid, row, case in marked}
-    calls = int(marked[0][2].metrics["memory_calls"])
-    body = [[row, *(_signed_bytes(found[(part, row)].metrics["rss_growth_bytes"]) if (part, row) in found
+    calls = int(marked[0][2].metrics.memory_calls)
+    body = [[row, *(_signed_bytes(found[(part, row)].metrics.rss_growth_bytes) if (part, row) in found
                     else "not recorded" for part in parts)] for row in rows]
     header = [grid_layout(results).rows.capitalize(),
               *(f"{part}: change over {calls:,} calls" if part is not None else f"Change over {calls:,} calls"
@@ -438,10 +438,10 @@ def training_calls_table(results: ResultsFile) -> Markdown:
     body = []
     for case in results.cases:
         m = case.metrics
-        later = m["step_runs_per_later_step"]
-        body.append([case.label, f"{m['step_runs_first_call']:.0f}",
+        later = m.step_runs_per_later_step
+        body.append([case.label, f"{m.step_runs_first_call:.0f}",
                      "every step" if later >= 0.999 else "none" if later == 0 else f"{later:.2g} per step",
-                     f"{m['loss_start']:.3g}", f"{m['loss_end']:.3g}"])
+                     f"{m.loss_start:.3g}", f"{m.loss_end:.3g}"])
     # Not "(N steps)": a case may run a shorter epoch than the workload's (train_apis' Python-float case).
     return table(["API", "Step code ran in the first call (one epoch)", "… in later calls", "Loss before",
                   "Loss after"], body)
@@ -449,7 +449,7 @@ def training_calls_table(results: ResultsFile) -> Markdown:
 
 def feed_table(results: ResultsFile) -> Markdown:
     """Per feed: the share of an epoch spent waiting for the next batch, traces, and the loss before and after."""
-    body = [[case.label, f"{case.metrics['data_wait_share']:.0%}", f"{case.metrics['traces']:.0f}",
-             f"{case.metrics['loss_start']:.3g}", f"{case.metrics['loss_end']:.3g}"] for case in results.cases]
+    body = [[case.label, f"{case.metrics.data_wait_share:.0%}", f"{case.metrics.traces:.0f}",
+             f"{case.metrics.loss_start:.3g}", f"{case.metrics.loss_end:.3g}"] for case in results.cases]
     return table(["Feed", "Share of time waiting for the next batch", "Traces of the step", "Loss before",
                   "Loss after"], body)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.results.metrics import Metrics
 from tfspeedlab.core.results.timing import Timing
 from tfspeedlab.core.spec.layout import Cases, Layout, LayoutError, from_record, parameters_read, to_record
 from tfspeedlab.core.spec.names import example_name_problem
@@ -80,11 +81,11 @@ class CaseResult:
     params: Mapping[str, Any]
     runs: tuple[Measurement, ...]
     # Measured quantities other than time: tracing counts, loss change, memory (the last process's).
-    metrics: Mapping[str, float] = field(default_factory=dict)
+    metrics: Metrics = field(default_factory=Metrics)
     # Each process's metrics, in the order of ``runs``, where the case was measured in several and
     # measured any: a quantity that moves from process to process (memory growth) gets its
     # interval from them. Empty where there is one process (``metrics`` is its), or none.
-    run_metrics: tuple[Mapping[str, float], ...] = ()
+    run_metrics: tuple[Metrics, ...] = ()
     # How far this example's speed-ups move between sittings on its machine, as (SD of the log
     # speed-up, the sittings it was estimated from, its degrees of freedom): set by a site build from re-measure sittings
     # (tfspeedlab.fairness.drift), never stored in the file; None: one sitting's intervals.
@@ -93,6 +94,9 @@ class CaseResult:
     def __post_init__(self) -> None:
         if isinstance(self.runs, Measurement):  # one run, given as it is
             object.__setattr__(self, "runs", (self.runs,))
+        # Metrics given as any mapping (an example returns a dict) are read through their fields.
+        object.__setattr__(self, "metrics", Metrics(self.metrics))
+        object.__setattr__(self, "run_metrics", tuple(Metrics(metrics) for metrics in self.run_metrics))
         if not self.runs:
             raise ValueError(f"case {self.label!r} has no runs")
         if self.run_metrics and len(self.run_metrics) != len(self.runs):
@@ -100,7 +104,7 @@ class CaseResult:
                              f"and {len(self.runs)} runs")
 
     @property
-    def metrics_by_process(self) -> tuple[Mapping[str, float], ...]:
+    def metrics_by_process(self) -> tuple[Metrics, ...]:
         """Each process's metrics: ``run_metrics``, or the one set of ``metrics`` there is."""
         return self.run_metrics or ((self.metrics,) if self.metrics else ())
 

@@ -33,7 +33,9 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -261,6 +263,28 @@ def fit(results: dict[str, ResultsFile], runner: str) -> CostModel:
     return CostModel(runner, modes, fit_error, band, trace_error,
                      measured_ops=max(p.ops for p in every_point),
                      measured_elements=max(p.elements for p in every_point))
+
+
+class FittedModels(Mapping[str, CostModel]):
+    """Each runner's cost model, by runner, fitted from ``results`` the first time one is asked for
+    and kept: a build that holds one of these fits once, and not at all when nothing asks. A runner
+    without both sweeps has none."""
+
+    def __init__(self, results: Mapping[str, dict[str, ResultsFile]]) -> None:
+        self.results = results
+
+    @cached_property
+    def fitted(self) -> dict[str, CostModel]:
+        return {runner: fit(by_example, runner) for runner, by_example in self.results.items() if can_fit(by_example)}
+
+    def __getitem__(self, runner: str) -> CostModel:
+        return self.fitted[runner]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.fitted)
+
+    def __len__(self) -> int:
+        return len(self.fitted)
 
 
 @dataclass(frozen=True)

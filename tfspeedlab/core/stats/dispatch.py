@@ -24,15 +24,6 @@ def per_op_layout(results: ResultsFile) -> PerOp:
     return per_op
 
 
-def per_op_s(results: ResultsFile, mode: str) -> float:
-    """A mode's time per call on the small-op loop divided by the loop's op count: the cost of one op."""
-    per_op = per_op_layout(results)
-    case = pivot(results).cells.get((mode, per_op.column))
-    if case is None:
-        raise NotInResults(f"{results.example} has no case of mode {mode!r} in column {per_op.column!r}")
-    return case.measurement.per_call_s / per_op.ops
-
-
 def dispatch_rows(results: ResultsFile) -> list[DispatchRow]:
     """Every mode measured on both the small-op loop and the step column."""
     per_op, grid = per_op_layout(results), pivot(results)

@@ -1,6 +1,6 @@
 """Memory over repeated calls: how fast resident memory grows per call, with its interval, and
-whether the growth goes on or levels off (and both in words: ``growth_phrase``), from what ``measure.memory.follow_memory`` recorded in
-each process of a case.
+whether the growth goes on or levels off (and both in words: ``growth_phrase``), from what
+``core.resident_memory.follow_memory`` recorded in each process of a case.
 
 A followed loop is cut into equal parts, and each part's growth per call is one reading of the
 slope. Resident memory moves in steps (the allocator takes a new arena, a cache fills once), so a
@@ -20,11 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tfspeedlab.core.results.metrics import Metrics
 from tfspeedlab.core.results.schema import CaseResult, FieldReader, NotInResults
 from tfspeedlab.core.stats.intervals import Estimate, t975
 from tfspeedlab.core.wording import LEVELLING_UNCLEAR, format_growth, format_levelling
-
-PART_METRIC = "rss_part_{}_per_call"
 
 
 @dataclass(frozen=True)
@@ -52,25 +51,35 @@ def later_half(parts: Sequence[float]) -> Sequence[float]:
     return parts[len(parts) // 2:]
 
 
+def followed_processes(case: CaseResult) -> list[Metrics]:
+    """The metrics of each process of ``case`` that followed its memory; NotInResults where none did."""
+    processes = [metrics for metrics in case.metrics_by_process if metrics.follow_parts is not None]
+    if not processes:
+        raise NotInResults(f"case {case.label!r} followed no memory (no follow_parts metric)")
+    return processes
+
+
+def parts_per_call(metrics: Metrics) -> list[float]:
+    """Bytes per call in each part of one process's followed loop, in order."""
+    return [metrics.rss_part_per_call(index) for index in range(int(metrics.follow_parts))]
+
+
 def growth(case: CaseResult) -> Growth:
     """The case's growth from each of its processes' parts; NotInResults for a case that followed
     no memory (or was followed in fewer than two parts)."""
-    processes = [metrics for metrics in case.metrics_by_process if "follow_parts" in metrics]
-    if not processes:
-        raise NotInResults(f"case {case.label!r} followed no memory (no follow_parts metric)")
-    parts = [[metrics[PART_METRIC.format(index)] for index in range(int(metrics["follow_parts"]))]
-             for metrics in processes]
+    processes = followed_processes(case)
+    parts = [parts_per_call(metrics) for metrics in processes]
     if min(len(found) for found in parts) < 2:
         raise NotInResults(f"case {case.label!r}: memory followed in fewer than two parts")
     late = [later_half(found) for found in parts]
     return Growth(
         per_call=mean_interval([value for found in parts for value in found]),
         late_per_call=mean_interval([value for found in late for value in found]),
-        heap_per_call=statistics.fmean(metrics["heap_per_call"] for metrics in processes),
-        calls=int(statistics.median(metrics["follow_calls"] for metrics in processes)),
+        heap_per_call=statistics.fmean(metrics.heap_per_call for metrics in processes),
+        calls=int(statistics.median(metrics.follow_calls for metrics in processes)),
         processes=len(processes),
-        rss_end_bytes=statistics.median(metrics["rss_end_bytes"] for metrics in processes),
-        peak_rss_bytes=max(metrics["peak_rss_bytes"] for metrics in processes),
+        rss_end_bytes=statistics.median(metrics.rss_end_bytes for metrics in processes),
+        peak_rss_bytes=max(metrics.peak_rss_bytes for metrics in processes),
     )
 
 
@@ -96,8 +105,8 @@ class FollowedMemory:
     @classmethod
     def from_metrics(cls, found: dict[str, float]) -> FollowedMemory:
         """From what ``follow_memory`` returned."""
-        parts = tuple(found[PART_METRIC.format(index)] for index in range(int(found["follow_parts"])))
-        return cls(int(found["follow_calls"]), parts, found["heap_per_call"])
+        metrics = Metrics(found)
+        return cls(int(metrics.follow_calls), tuple(parts_per_call(metrics)), metrics.heap_per_call)
 
     @property
     def per_call(self) -> Estimate:
@@ -141,12 +150,10 @@ class MemoryCurve:
 
 def curve(case: CaseResult) -> MemoryCurve:
     """The case's memory over its followed calls; NotInResults where it followed none."""
-    processes = [metrics for metrics in case.metrics_by_process if "follow_parts" in metrics]
-    if not processes:
-        raise NotInResults(f"case {case.label!r} followed no memory (no follow_parts metric)")
-    parts = min(int(metrics["follow_parts"]) for metrics in processes)
-    calls_per_part = statistics.median(metrics["follow_calls"] for metrics in processes) / parts
-    rises = [statistics.fmean(metrics[PART_METRIC.format(index)] for metrics in processes) * calls_per_part
+    processes = followed_processes(case)
+    parts = min(int(metrics.follow_parts) for metrics in processes)
+    calls_per_part = statistics.median(metrics.follow_calls for metrics in processes) / parts
+    rises = [statistics.fmean(metrics.rss_part_per_call(index) for metrics in processes) * calls_per_part
              for index in range(parts)]
     heights = [0.0]
     for rise in rises:
@@ -157,7 +164,7 @@ def curve(case: CaseResult) -> MemoryCurve:
 def followed_memory(results) -> bool:
     """Whether a results file followed memory in every case that ran (the memory example)."""
     return bool(results.cases) and all(
-        any("follow_parts" in metrics for metrics in case.metrics_by_process) for case in results.cases)
+        any(metrics.follow_parts is not None for metrics in case.metrics_by_process) for case in results.cases)
 
 
 # What one call of a loop is, where it is not one call of the model.

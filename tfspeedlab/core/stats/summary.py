@@ -68,7 +68,7 @@ def untrained_cases(results: ResultsFile) -> set[str]:
 
 def _did_not_train(case, baseline) -> bool:
     """Whether a training case left its weights where they started while the baseline moved them."""
-    return case.metrics.get("weight_change") == 0 and bool(baseline.metrics.get("weight_change"))
+    return case.metrics.weight_change == 0 and bool(baseline.metrics.weight_change)
 
 
 def text_columns(table: list[tuple[str, ...]]) -> str:

@@ -4,9 +4,9 @@ results when the site is built.
 Every directive registers itself, with a one-line summary and typed parameters, in
 ``render.registry``. A feature's directives live in its package (``history.directives``,
 ``diagnosis.directives``, ``memory.directives`` …); the generic ones here are ``figures`` (one
-number or comparison for a sentence), ``blocks`` (tables and charts in CPU / GPU tabs), ``links``
-(sources, scripts, environment, simulator) and ``runtime`` (the CPU a figure was measured on).
-``CONTRIBUTING.md`` lists them all, generated from the registry.
+number or comparison for a sentence), ``blocks`` (tables and charts in CPU / GPU tabs) and
+``links`` (sources, scripts, the environment and CPU a figure was measured on, the simulator).
+``CONTRIBUTING.md`` lists them all by package, generated from the registry.
 
 Inline figures read the ``cpu`` runner unless given ``runner=gpu``; arguments with spaces are
 quoted: ``{{ metric tracing "python scalars" traces }}``.
@@ -23,7 +23,7 @@ from tfspeedlab.render.context import CHART_DIR, TRACE_URI, Context, chart_uri, 
 from tfspeedlab.render.errors import DirectiveError
 from tfspeedlab.render.registry import REGISTRY, catalogue, render, usage
 from tfspeedlab.settings import directives as settings_directives  # noqa: F401
-from tfspeedlab.site.directives import blocks, figures, links, runtime  # noqa: F401
+from tfspeedlab.site.directives import blocks, figures, links  # noqa: F401
 from tfspeedlab.xla import directives as xla_directives  # noqa: F401
 
 __all__ = ["CHART_DIR", "TRACE_URI", "Context", "DirectiveError", "REGISTRY", "catalogue", "chart_uri", "render",

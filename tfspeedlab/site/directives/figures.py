@@ -10,15 +10,13 @@ from tfspeedlab.core import wording
 from tfspeedlab.core.profiling import HOST_LAYERS
 from tfspeedlab.core.results.cpu import same_cpu
 from tfspeedlab.core.results.schema import NotInResults
-from tfspeedlab.core.stats import cost_model, dispatch, intervals, line_fit, op_layers
+from tfspeedlab.core.stats import cost_model, intervals, line_fit, op_layers
 from tfspeedlab.core.units import format_bytes, format_ratio, format_time
-from tfspeedlab.render import markdown, shared_workloads
+from tfspeedlab.render import shared_workloads
 from tfspeedlab.render.context import Context, Runner
 from tfspeedlab.render.errors import DirectiveError
 from tfspeedlab.render.registry import NOT_IN_QUICK_RUN, directive
 from tfspeedlab.site import quantities, tables
-from tfspeedlab.site.subjects import xla_subject
-from tfspeedlab.xla.pairs import xla_pairs
 
 HostLayer = Literal[HOST_LAYERS]  # type: ignore[valid-type]
 
@@ -55,34 +53,10 @@ def sample_range(context: Context, example: str, case: str, *, runner: Runner = 
 # ------------------------------------------------------------ two cases compared
 
 
-def _speedup(context: Context, example: str, slower: str, faster: str, runner: str) -> intervals.Ratio:
-    return intervals.speedup(context.lookup(example, runner), slower, faster)
-
-
-def _speedup_of(phrase: Callable[[intervals.Ratio], str]) -> Callable[..., str]:
-    """A handler of ``{{ … EXAMPLE SLOWER FASTER }}``: ``phrase`` of FASTER's speed-up over SLOWER."""
-    def handler(context: Context, example: str, slower: str, faster: str, *, runner: Runner = "cpu") -> str:
-        return phrase(_speedup(context, example, slower, faster, runner))
-
-    return handler
-
-
-def _ratio_of(phrase: Callable[[intervals.Ratio], str]) -> Callable[..., str]:
-    """A handler of ``{{ … EXAMPLE NUMERATOR DENOMINATOR }}``: ``phrase`` of NUMERATOR's time over DENOMINATOR's."""
-    def handler(context: Context, example: str, numerator: str, denominator: str, *, runner: Runner = "cpu") -> str:
-        return phrase(_speedup(context, example, numerator, denominator, runner))
-
-    return handler
-
-
-# The speed-up of one case over another, as each kind of sentence needs it.
-directive("ratio", "A's time over B's by the guide's estimator (the 10th percentile of all blocks): "
-                   "below 1× means A is faster.")(_ratio_of(lambda found: format_ratio(found.value)))
-directive("speedup", "How many times faster FASTER is than SLOWER, e.g. ``10.1×``, by the guide's "
-                     "estimator.")(_speedup_of(lambda found: format_ratio(found.value)))
-directive("interval", "The 95% interval of ``{{ ratio NAME A B }}``: ``9.8–10.4×``.")(_ratio_of(wording.format_interval))
-directive("factor", "FASTER against SLOWER in the four verdicts: ``10.8× faster [9.78–12.0×]``, ``2.24× slower "
-                    "[2.11–2.47×]``, ``the same within 4%`` or ``inconclusive here (1.25× slower to 1.30× faster)``.")(_speedup_of(wording.page_speedup))
+@directive("factor", "FASTER against SLOWER in the four verdicts: ``10.8× faster [9.78–12.0×]``, ``2.24× slower "
+                    "[2.11–2.47×]``, ``the same within 4%`` or ``inconclusive here (1.25× slower to 1.30× faster)``.")
+def factor(context: Context, example: str, slower: str, faster: str, *, runner: Runner = "cpu") -> str:
+    return wording.page_speedup(intervals.speedup(context.lookup(example, runner), slower, faster))
 
 
 @directive("agreement", "The same workload in two results files, this one's time against the other's: "
@@ -103,22 +77,6 @@ def across_cpus(context: Context, example: str, slow: str, fast: str, *, runner:
     committed = context.lookup(example, runner)
     return wording.across_cpu_models(shared_workloads.across_cpus(committed, context.sittings_of(example, runner),
                                                                   slow, fast, context.cpu_text))
-
-
-@directive("xla_extremes", "XLA's worst and best against the plain graph over every pair measured: "
-                           "``2.72× slower (…) to 4.68× faster (…)``.")
-def xla_extremes(context: Context, *, runner: Runner = "cpu") -> str:
-    pairs = [(pair, results) for results in context.results[runner].values() for pair in xla_pairs(results)]
-    if not pairs:
-        raise DirectiveError(f"no {runner} results file measures a graph/XLA pair")
-    worst = min(pairs, key=lambda item: item[0].speedup.value)
-    best = max(pairs, key=lambda item: item[0].speedup.value)
-
-    def describe(item) -> str:
-        pair, results = item
-        return f"{wording.speedup_by_value(pair.speedup.value)} ({markdown.text(xla_subject(results, pair))})"
-
-    return f"{describe(worst)} to {describe(best)}"
 
 
 # ------------------------------------------------------------ recorded metrics and derived figures
@@ -214,12 +172,6 @@ def entry_time(context: Context, example: str, entry: str, elements: int = 1, *,
     if entry == "kernel":
         return format_time(op_layers.kernel_s(results, elements))
     return format_time(op_layers.per_call_s(results, entry, elements))
-
-
-@directive("per_op", "Per-op dispatch cost: a mode's small-op loop time over its op count "
-                     "(``{{ per_op frameworks \"PyTorch eager\" }}``).")
-def per_op(context: Context, example: str, mode: str, *, runner: Runner = "cpu") -> str:
-    return format_time(dispatch.per_op_s(context.lookup(example, runner), mode))
 
 
 # ------------------------------------------------------------ fitted lines and the cost model

@@ -7,8 +7,8 @@ from collections import Counter
 
 from tfspeedlab.core.results.repo import examples_dir
 from tfspeedlab.core.results.schema import RUNNERS
-from tfspeedlab.render import templating
-from tfspeedlab.render.context import GPU_HOW_TO, Context
+from tfspeedlab.render import markdown, templating
+from tfspeedlab.render.context import GPU_HOW_TO, Context, Runner
 from tfspeedlab.render.errors import DirectiveError
 from tfspeedlab.render.registry import directive
 from tfspeedlab.render.runners import machine_summary, not_measured
@@ -59,6 +59,12 @@ def environment(context: Context) -> str:
         return tables.environment_table(list(found.values()), context.cpu_name.with_sets) + "\n"
 
     return context.tabs(body)
+
+
+@directive("environment_cpu", "The CPU an example was measured on, by the name every table gives it, with the "
+                              "instruction sets its kernels depend on: ``AMD EPYC 25/1 with AVX2``.")
+def environment_cpu(context: Context, example: str, *, runner: Runner = "cpu") -> str:
+    return markdown.text(context.cpu_name.with_sets(context.lookup(example, runner).environment))
 
 
 @directive("measured_on", "One box for the top of a page: the machines, TensorFlow and Keras versions and dates "
