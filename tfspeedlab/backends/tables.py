@@ -11,7 +11,7 @@ from tfspeedlab.core.results.schema import MissingCaseError, ResultsFile
 from tfspeedlab.core.stats.grid import Pivot
 from tfspeedlab.core.units import format_bytes, format_time
 from tfspeedlab.core.wording import signed_bytes, speedup_cell
-from tfspeedlab.render.markdown import LEFT, RIGHT, Markdown, code, table, text
+from tfspeedlab.render.markdown import LEFT, RIGHT, Markdown, table, text
 
 
 def extremes_table(results: ResultsFile) -> Markdown:

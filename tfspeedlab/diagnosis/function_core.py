@@ -9,7 +9,6 @@ diagnoses of several processes. The verdict's words are ``diagnosis_verdict``'s,
 
 from __future__ import annotations
 
-import math
 import statistics
 from dataclasses import dataclass, field
 from functools import cached_property

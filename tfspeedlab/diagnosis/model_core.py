@@ -17,7 +17,6 @@ from tfspeedlab.core.measure.measurement import Measurement
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.stats.materiality import MATERIAL_SPEEDUP, material
 from tfspeedlab.core.stats.memory_growth import FollowedMemory
-from tfspeedlab.core.units import format_ratio
 from tfspeedlab.core.wording import Verdict, format_speedup
 from tfspeedlab.diagnosis import verdict as diagnosis_verdict
 

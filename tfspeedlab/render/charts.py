@@ -19,7 +19,7 @@ from tfspeedlab.core.profiling import HOST_LAYER_LABELS, HOST_LAYERS  # noqa: E4
 from tfspeedlab.core.results.cpu import cpu_name  # noqa: E402
 from tfspeedlab.core.results.schema import ResultsFile  # noqa: E402
 from tfspeedlab.core.stats import op_layers, sweeps  # noqa: E402
-from tfspeedlab.core.units import format_time, select_unit  # noqa: E402
+from tfspeedlab.core.units import select_unit  # noqa: E402
 from tfspeedlab.render import bar_scale  # noqa: E402
 
 # A chart is drawn at a phone's density and shown at its natural size on a
