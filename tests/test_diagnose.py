@@ -16,14 +16,15 @@ import tensorflow as tf
 from tfspeedlab.cli import main
 from tfspeedlab.core.measure import timer
 from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.results.schema import CaseResult
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.stats.cost_model import break_even
 from tfspeedlab.core.stats.materiality import MATERIAL_SPEEDUP, agrees
 from tfspeedlab.diagnosis import function as diagnose_module, threads as diagnose_threads
+from tfspeedlab.diagnosis.codec import from_json, to_json
 from tfspeedlab.diagnosis.function import diagnose, probe_retracing
-from tfspeedlab.diagnosis.function_codec import from_json, to_json
-from tfspeedlab.diagnosis.function_core import Diagnosis, ModeResult, pool
-from tfspeedlab.diagnosis.report import text_report
+from tfspeedlab.diagnosis.function_core import Diagnosis, pool
+from tfspeedlab.diagnosis.report import function_report
 from tfspeedlab.diagnosis.targets import TargetError
 
 # A budget every part fits in on any machine, once the timed blocks take a small share of it (below):
@@ -83,7 +84,7 @@ def test_a_small_budget_skips_the_profiler_and_says_so():
     diagnosis = diagnose(many_small_ops, tf.ones([10, 10]), budget_s=0.3)
     assert not diagnosis.host_split
     assert all("budget was spent" in why for part, why in diagnosis.skipped.items() if "host-time" in part)
-    assert "Not measured: host-time split" in text_report(diagnosis)
+    assert "Not measured: host-time split" in function_report(diagnosis).text()
 
 
 def test_with_budget_for_it_the_profiler_splits_host_time_by_layer():
@@ -93,7 +94,7 @@ def test_with_budget_for_it_the_profiler_splits_host_time_by_layer():
     # 150 ops issued one by one from Python against one graph call: the shares move the guide's way.
     assert eager["dispatch"] + eager["python"] > graph["dispatch"] + graph["python"]
     assert abs(sum(eager.values()) - 1) < 1e-6
-    assert "split by TensorFlow's profiler" in text_report(diagnosis)
+    assert "split by TensorFlow's profiler" in function_report(diagnosis).text()
 
 
 def test_ctrl_c_while_timing_keeps_the_blocks_timed_so_far(monkeypatch):
@@ -117,7 +118,7 @@ def test_ctrl_c_while_timing_keeps_the_blocks_timed_so_far(monkeypatch):
 def test_a_diagnosis_round_trips_through_json_and_reads_the_same(without_profiler):
     diagnosis = diagnose(scaled, tf.ones([8, 4]), 0.5, budget_s=ROOMY_BUDGET_S)
     again = from_json(json.loads(json.dumps(to_json(diagnosis))))
-    assert text_report(again) == text_report(diagnosis)
+    assert function_report(again).text() == function_report(diagnosis).text()
     assert again.verdict == diagnosis.verdict and "Pass the numbers as tensors" in again.verdict
 
 
@@ -129,7 +130,7 @@ def test_diagnoses_from_several_processes_pool_into_one_with_every_run(without_p
     assert pooled.modes["eager"].measurement.blocks == first.modes["eager"].measurement.blocks + \
         second.modes["eager"].measurement.blocks
     assert pooled.budget_s == pytest.approx(2 * ROOMY_BUDGET_S)
-    assert "Timed in 2 fresh processes" in text_report(pooled)
+    assert "Timed in 2 fresh processes" in function_report(pooled).text()
     assert from_json(json.loads(json.dumps(to_json(pooled)))).modes == pooled.modes
     with pytest.raises(ValueError, match="one target"):
         pool([first, diagnose(scaled, tf.ones([8, 4]), 0.5, budget_s=0.2)])
@@ -337,8 +338,8 @@ def test_a_diagnosis_agrees_with_a_full_run_when_their_words_do(diagnosed, full_
 def _diagnosed(seconds_by_mode, processes=2):
     """A diagnosis whose modes' blocks sit tightly around the given seconds, in ``processes`` runs."""
     seconds_by_mode = {"eager": 1e-3, "tf.function": 1e-3, "XLA": 1e-3, **seconds_by_mode}
-    modes = {mode: ModeResult(mode, tuple(Measurement(tuple(seconds * (1 + 0.01 * k) for k in range(10)), 10,
-                                                      seconds, "test") for _ in range(processes)))
+    modes = {mode: CaseResult(mode, {}, tuple(Measurement(tuple(seconds * (1 + 0.01 * k) for k in range(10)), 10,
+                                                          seconds, "test") for _ in range(processes)))
              for mode, seconds in seconds_by_mode.items()}
     return Diagnosis("sample.py:f", modes, op_count=None, retracing=None)
 
@@ -351,17 +352,17 @@ def test_a_thread_setting_is_named_only_where_it_is_materially_faster():
     faster = dataclasses.replace(faster, processes=2)
     setting, mode, ratio = faster.best()
     assert (setting.setting, mode) == ("inter default · intra 1", "tf.function") and ratio.value == pytest.approx(2)
-    line = diagnose_threads.verdict_line(faster)
-    assert line.startswith("Verdict: against the defaults, inter default · intra 1 made tf.function 2.00×\u00a0faster [")
+    line = diagnose_threads.verdict(faster)
+    assert line.startswith("against the defaults, inter default · intra 1 made tf.function 2.00×\u00a0faster [")
     assert "set_intra_op_parallelism_threads(1)" in line and "set_inter_op" not in line
-    report = diagnose_threads.text_report(faster)
-    assert report.rstrip().endswith(line) and "inter_op_parallelism_threads=default" in report
+    report = diagnose_threads.report(faster).text()
+    assert report.endswith("\n\nVerdict: " + line) and "inter_op_parallelism_threads=default" in report
 
     same = diagnose_threads.compare("sample.py:f", {
         "default": [_diagnosed({"tf.function": 2e-4})], "inter 1 · intra 1": [_diagnosed({"tf.function": 2.02e-4})]})
     same = dataclasses.replace(same, processes=2)
     assert same.best() is None
-    assert "keep TensorFlow's default thread settings" in diagnose_threads.verdict_line(same)
+    assert "keep TensorFlow's default thread settings" in diagnose_threads.verdict(same)
 
 
 def test_one_process_per_setting_gives_no_thread_verdict():
@@ -369,7 +370,7 @@ def test_one_process_per_setting_gives_no_thread_verdict():
         "default": [_diagnosed({"tf.function": 2e-4}, processes=1)],
         "inter default · intra 1": [_diagnosed({"tf.function": 1e-4}, processes=1)]})
     assert one.processes == 1 and one.best() is None
-    assert "none from one process" in diagnose_threads.verdict_line(one)
+    assert "none from one process" in diagnose_threads.verdict(one)
 
 
 def test_a_malformed_thread_setting_in_the_environment_is_a_clear_error(monkeypatch):
@@ -416,16 +417,16 @@ def test_memory_over_repeated_calls_is_followed_and_a_growth_is_reported(without
     assert memory is not None and memory.calls >= len(memory.parts_per_call) >= 2
     # 512 KiB kept per call: resident memory grows by about that, whatever else moves it.
     assert 256 * 1024 < memory.per_call.value < 1024 * 1024 and memory.per_call.low > 0
-    report = text_report(diagnosis)
+    report = function_report(diagnosis).text()
     assert f"Resident memory over {memory.calls} calls of the function as given: grows" in report
     assert ("memory-startup.md", "Does TensorFlow leak memory? How long does it take to start?") in diagnosis.links
     assert "Resident memory grows" in diagnosis.verdict and "memory-startup.md" in diagnosis.verdict
     again = from_json(json.loads(json.dumps(to_json(diagnosis))))
-    assert again.memory == memory and text_report(again) == report
+    assert again.memory == memory and function_report(again).text() == report
     # A report kept before memory was followed still loads, with no memory line.
     data = to_json(diagnosis)
     data.pop("memory")
-    assert from_json(data).memory is None and "Resident memory" not in text_report(from_json(data))
+    assert from_json(data).memory is None and "Resident memory" not in function_report(from_json(data)).text()
     # Pooled, the memory followed in one process stands for the others (each followed the same calls).
     assert pool([diagnosis, dataclasses.replace(diagnosis, memory=None)]).memory == memory
     KEPT.clear()

@@ -87,7 +87,7 @@ def _runs(per_call_s, first_call_s, spread=0.02):
 
 
 def test_the_report_pays_back_a_costlier_first_call_and_says_when_there_is_none():
-    from tfspeedlab.diagnosis.backend_core import BackendCall, BackendDiagnosis, text_report, to_json
+    from tfspeedlab.diagnosis.backend_core import BackendCall, BackendDiagnosis, report, to_json
 
     calls = {"train_on_batch": {"tensorflow": BackendCall("train_on_batch", "tensorflow", _runs(2e-3, 0.1)),
                                 "jax": BackendCall("train_on_batch", "jax", _runs(1e-3, 1.1))},
@@ -100,8 +100,10 @@ def test_the_report_pays_back_a_costlier_first_call_and_says_when_there_is_none(
     # 1 s more on the first call, 1 ms saved per call: paid back after about a thousand calls.
     assert 900 <= by_call["train_on_batch"].pays_back_after <= 1100
     assert by_call["predict"].pays_back_after == 0 and "model(x)" not in by_call
-    text = text_report(found)
+    text = report(found).text()
+    assert "\n\nVerdict:\ntrain_on_batch: against tensorflow, jax ran" in text  # a line per call, below the lead
     assert "predict: against tensorflow, jax ran" in text and "its first call was no costlier" in text
+    assert "**Verdict.** train_on_batch: against tensorflow" in report(found).markdown()
     assert "could not run: RuntimeError: cannot" in text
     assert "tensorflow not compiled, jax XLA/compiled" in text
     data = to_json(found)

@@ -15,10 +15,10 @@ import pytest
 
 from tfspeedlab.core.stats.materiality import MATERIAL_SPEEDUP
 from tfspeedlab.diagnosis import model as diagnose_model_module
+from tfspeedlab.diagnosis.codec import model_from_json, model_to_json
 from tfspeedlab.diagnosis.model import diagnose_model
-from tfspeedlab.diagnosis.model_codec import model_from_json, model_to_json
 from tfspeedlab.diagnosis.model_core import CALLS, FROM_FILE, FROM_TFSPEEDLAB, PREDICT, START_PAGE, TRAINING
-from tfspeedlab.diagnosis.report import model_text_report
+from tfspeedlab.diagnosis.report import model_report
 from tfspeedlab.diagnosis.targets import TargetError
 
 BATCH = 8
@@ -44,8 +44,7 @@ def diagnosis(compiled_model):
 
 
 def test_every_call_is_measured_with_the_files_loss_and_optimizer(diagnosis):
-    assert [call.name for call in diagnosis.calls] == [*CALLS[PREDICT], *CALLS[TRAINING]]
-    assert all(call.measurement is not None and call.error is None for call in diagnosis.calls)
+    assert list(diagnosis.calls) == [*CALLS[PREDICT], *CALLS[TRAINING]] and not diagnosis.unavailable
     assert diagnosis.input_shapes == ((BATCH, 32),) and not diagnosis.interrupted
     assert diagnosis.compiled_by == FROM_FILE
     assert diagnosis.loss.startswith("SparseCategoricalCrossentropy") and diagnosis.optimizer.startswith("SGD")
@@ -66,11 +65,11 @@ def test_the_diagnosis_round_trips_through_json(diagnosis):
     assert data["kind"] == "keras model"
     again = model_from_json(data)
     assert again == diagnosis
-    assert again.speedups == diagnosis.speedups and model_text_report(again) == model_text_report(diagnosis)
+    assert again.speedups == diagnosis.speedups and model_report(again).text() == model_report(diagnosis).text()
 
 
 def test_the_text_report_has_its_tables_and_ends_in_the_verdict(diagnosis, compiled_model):
-    report = model_text_report(diagnosis)
+    report = model_report(diagnosis).text()
     lines = report.splitlines()
     assert lines[0] == f"tfspeedlab diagnose {compiled_model} --batch {BATCH}" and lines[1] == ""
     assert all(name in report for name in (*CALLS[PREDICT], *CALLS[TRAINING]))
@@ -84,8 +83,8 @@ def test_an_uncompiled_model_trains_with_sgd_and_mse_chosen_by_tfspeedlab(tmp_pa
     _mlp().save(path)
     found = diagnose_model(path, 4, budget_s=0.1)
     assert found.compiled_by == FROM_TFSPEEDLAB and found.loss == "mse" and found.optimizer.startswith("SGD")
-    assert all(call.measurement is not None for call in found.group(TRAINING))
-    assert "chosen by tfspeedlab" in model_text_report(found)
+    assert all(name in found.calls for name in CALLS[TRAINING])
+    assert "chosen by tfspeedlab" in model_report(found).text()
 
 
 def test_ctrl_c_during_the_training_calls_keeps_the_predict_ladder(compiled_model, monkeypatch):
@@ -96,9 +95,8 @@ def test_ctrl_c_during_the_training_calls_keeps_the_predict_ladder(compiled_mode
     lines = []
     found = diagnose_model(compiled_model, 2, budget_s=0.1, progress=lines.append)
     assert found.interrupted and lines[0] == "loading model.keras"
-    assert all(call.measurement is not None for call in found.group(PREDICT))
-    assert all(call.measurement is None and call.error is None for call in found.group(TRAINING))
-    assert "not measured (interrupted)" in model_text_report(found)
+    assert list(found.calls) == list(CALLS[PREDICT]) and not found.unavailable  # training: neither
+    assert "not measured (interrupted)" in model_report(found).text()
     assert model_from_json(json.loads(json.dumps(model_to_json(found)))) == found
 
 
@@ -115,8 +113,8 @@ def test_a_training_call_that_raises_is_recorded_and_the_others_go_on(compiled_m
 
     monkeypatch.setattr(diagnose_model_module, "training_rungs", one_broken)
     found = diagnose_model(compiled_model, 2, budget_s=0.1)
-    assert found.call("train_on_batch").error == "RuntimeError: no step for you"
-    assert found.call("fit, steps_per_execution=1").measurement is not None
+    assert found.unavailable == {"train_on_batch": "RuntimeError: no step for you"}
+    assert "fit, steps_per_execution=1" in found.calls
     assert "train_on_batch could not run (RuntimeError: no step for you)" in found.verdict
 
 
@@ -162,11 +160,11 @@ def test_malformed_json_is_a_clear_value_error(diagnosis, damage):
 
 def test_the_report_gives_the_load_the_first_prediction_and_memory_over_predict_calls(diagnosis):
     assert diagnosis.load_s > 0
-    predict = diagnosis.call("predict").measurement
+    predict = diagnosis.calls["predict"].measurement
     assert diagnosis.first_prediction_s == pytest.approx(diagnosis.load_s + predict.first_call_s)
     memory = diagnosis.memory
     assert memory.calls >= len(memory.parts_per_call) == 5
-    report = model_text_report(diagnosis)
+    report = model_report(diagnosis).text()
     assert "Loading the file: " in report and "loading and the first predict call: " in report
     assert f"Resident memory over {memory.calls} predict calls: " in report and "memory-startup.md" in report
     assert ("memory-startup.md", START_PAGE[1]) in diagnosis.links
@@ -178,4 +176,4 @@ def test_a_report_kept_before_load_and_memory_were_measured_still_reads(diagnosi
         data.pop(field)
     again = model_from_json(data)
     assert again.load_s is None and again.memory is None and again.first_prediction_s is None
-    assert "Loading the file" not in model_text_report(again) and len(again.links) == 2
+    assert "Loading the file" not in model_report(again).text() and len(again.links) == 2

@@ -13,7 +13,7 @@ from tfspeedlab.core.results.schema import ResultsFile, to_dict
 from tfspeedlab.core.results.store import write_json_atomic
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.stats.materiality import agrees
-from tfspeedlab.diagnosis.report import text_report
+from tfspeedlab.diagnosis.report import function_report
 from tfspeedlab.diagnosis.samples import Samples, load_samples
 from tfspeedlab.diagnosis.saved import DiagnosisFileError
 from tfspeedlab.site import directives
@@ -61,7 +61,7 @@ def test_the_retracing_sample_traces_once_per_new_number_as_the_full_run_counted
 def test_the_page_shows_each_report_as_the_terminal_printed_it(committed_site):
     page = (committed_site / "diagnose" / "index.html").read_text()
     for sample in COMMITTED.reports.values():
-        first_table_row = text_report(sample.diagnosis).split("\n\n")[1].splitlines()[2]
+        first_table_row = function_report(sample.diagnosis).sections[1].splitlines()[2]
         assert first_table_row.split()[0] == "eager" and first_table_row.split()[1] in page
         assert sample.diagnosis.target.split(" --inputs")[0] in page
     assert page.count(">Verdict<") == 3

@@ -18,6 +18,7 @@ from tfspeedlab.core.measure.measurement import Measurement
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.stats.cost_model import break_even
 from tfspeedlab.core.units import format_time
+from tfspeedlab.diagnosis.report import Report
 
 
 # The guide's page that explains the report.
@@ -110,8 +111,8 @@ def _calls(count: float | None) -> str:
     return f"{count:,.0f} call{'s' if count != 1 else ''}"
 
 
-def text_report(diagnosis: BackendDiagnosis) -> str:
-    """The report as the terminal shows it, within 80 columns."""
+def report(diagnosis: BackendDiagnosis) -> Report:
+    """The report, within 80 columns: the verdict a line per call."""
     processes = max((len(found.runs) for by_backend in diagnosis.calls.values() for found in by_backend.values()),
                     default=0)
     lines = [f"tfspeedlab diagnose {diagnosis.target} --backends {','.join(diagnosis.backends)} "
@@ -120,28 +121,26 @@ def text_report(diagnosis: BackendDiagnosis) -> str:
              f"against {diagnosis.reference}",
              "jit_compile=\"auto\" resolved to: " + ", ".join(
                  f"{backend} {'XLA/compiled' if jit else 'not compiled'}"
-                 for backend, jit in diagnosis.jit_compile.items()), ""]
+                 for backend, jit in diagnosis.jit_compile.items())]
     comparisons = {(found.call, found.backend): found for found in diagnosis.comparisons()}
     header = f"{'call':<15}{'backend':<11}{'per call':>9}{'first call':>11}  against {diagnosis.reference}"
-    lines += [header, "-" * len(header)]
+    table = [header, "-" * len(header)]
     for call, by_backend in diagnosis.calls.items():
         for backend in diagnosis.backends:
             found = by_backend.get(backend)
             if found is None:
                 continue
             if found.error is not None:
-                lines.append(f"{call:<15}{backend:<11}could not run: {found.error}"[:80])
+                table.append(f"{call:<15}{backend:<11}could not run: {found.error}"[:80])
                 continue
             compared = comparisons.get((call, backend))
             against = "—" if compared is None else wording.page_speedup(compared.speedup)
-            lines.append(f"{call:<15}{backend:<11}{format_time(found.per_call_s):>9}"
+            table.append(f"{call:<15}{backend:<11}{format_time(found.per_call_s):>9}"
                          f"{format_time(found.first_call_s):>11}  {against}")
             if compared is not None and compared.pays_back_after:
-                lines.append(f"{'':<26}first call paid back after {_calls(compared.pays_back_after)}")
-    lines += ["", "Verdict:", diagnosis.verdict]
-    if diagnosis.interrupted:
-        lines.append("Interrupted: the backends not yet measured are missing.")
-    return "\n".join(lines)
+                table.append(f"{'':<26}first call paid back after {_calls(compared.pays_back_after)}")
+    interrupted = "\nInterrupted: the backends not yet measured are missing." if diagnosis.interrupted else ""
+    return Report(diagnosis.target, ("\n".join(lines), "\n".join(table)), diagnosis.verdict + interrupted, LINKS)
 
 
 def to_json(diagnosis: BackendDiagnosis) -> dict[str, Any]:

@@ -25,13 +25,12 @@ from tfspeedlab.core.results.store import json_text, write_text_atomic
 from tfspeedlab.core.units import format_time
 from tfspeedlab.diagnosis import (backend_core, backends as diagnose_backends, report_files, saved as diagnosis_files,
                                   targets, threads as diagnose_threads)
+from tfspeedlab.diagnosis.codec import model_to_json, to_json as diagnosis_to_json
 from tfspeedlab.diagnosis.function import FLOOR_BLOCKS, LEAST_CALLS, measure
-from tfspeedlab.diagnosis.function_codec import to_json as diagnosis_to_json
 from tfspeedlab.diagnosis.function_core import pool as pool_diagnoses
 from tfspeedlab.diagnosis.model import MODEL_SUFFIXES, diagnose_model
-from tfspeedlab.diagnosis.model_codec import model_to_json
 from tfspeedlab.diagnosis.reader_code import reader_code
-from tfspeedlab.diagnosis.report import html_report, markdown_report, model_text_report, text_report
+from tfspeedlab.diagnosis.report import Report, function_report, model_report
 from tfspeedlab.harness import launch, machine
 from tfspeedlab.harness.exits import EXIT_INTERRUPTED, EXIT_OK, UsageError
 
@@ -41,14 +40,17 @@ REPORT_OPTIONS = ("save", "markdown", "html")
 
 
 @dataclass(frozen=True)
-class Report:
-    """One finished diagnosis in every form the command can give it."""
+class Finished:
+    """One finished diagnosis: its report, its JSON with the machine it ran on, and whether Ctrl-C cut it short."""
 
-    target: str
-    text: str
+    report: Report
     data: dict[str, Any]
-    links: list[tuple[str, str]]
     interrupted: bool
+
+    @classmethod
+    def of(cls, report: Report, data: dict[str, Any], interrupted: bool) -> Finished:
+        # The machine and software it was measured on travel with the numbers.
+        return cls(report, {**data, "environment": machine.capture()}, interrupted)
 
 
 def run(options: Any) -> int:
@@ -62,21 +64,21 @@ def run(options: Any) -> int:
     launch.quiet_tensorflow_logs()
     try:
         # A target ending in a Keras model file's suffix (in any case) is a model, not a function.
-        report = _model_report(options) if is_model else _function_report(options)
+        finished = _model_report(options) if is_model else _function_report(options)
     except KeyboardInterrupt:
-        report = None
-    if report is None:
+        finished = None
+    if finished is None:
         print("\ninterrupted before anything was timed; nothing to report", file=sys.stderr)
         return EXIT_INTERRUPTED
     # Kept before it is printed: a standard output that fails (a full disk, a closed pipe) must
     # not lose the files the reader asked for.
     try:
-        _keep(report, options)
+        _keep(finished, options)
     except OSError as error:
         raise UsageError(f"cannot write the report: {error.strerror or error}: {error.filename or ''}".rstrip(": ")) \
             from None
-    print(json.dumps(report.data, indent=2) if options.json else report.text)
-    return EXIT_INTERRUPTED if report.interrupted else EXIT_OK
+    print(json.dumps(finished.data, indent=2) if options.json else finished.report.text())
+    return EXIT_INTERRUPTED if finished.interrupted else EXIT_OK
 
 
 def _sources(options: Any, is_model: bool) -> list[Path]:
@@ -86,7 +88,7 @@ def _sources(options: Any, is_model: bool) -> list[Path]:
     return [Path(spec) for spec in specs]
 
 
-def _function_report(options: Any) -> Report | None:
+def _function_report(options: Any) -> Finished | None:
     if options.batch is not None:
         raise targets.TargetError("--batch is for a Keras model file (model.keras); a function takes its "
                                   "inputs from --inputs")
@@ -108,9 +110,9 @@ def _function_report(options: Any) -> Report | None:
     # The report's first line is then the command that reproduces it.
     target = f"{options.target} --inputs {options.inputs}" if options.inputs else options.target
     if getattr(options, "threads", False):
-        return _threads_report(options, target)
+        return _threads_report(options)
     if options.processes > 1:
-        return _pooled_report(options, target)
+        return _pooled_report(options)
     try:
         with reader_code(f"{options.target}, while being timed"):
             found = measure(function, inputs.args, inputs.kwargs, budget_s=options.budget, target=target,
@@ -120,8 +122,7 @@ def _function_report(options: Any) -> Report | None:
             raise
         raise targets.TargetError(f"{options.target} failed while being timed: {type(error).__name__}: {error}") \
             from None
-    return Report(target, text_report(found), _with_environment(diagnosis_to_json(found)),
-                  found.links, found.interrupted)
+    return Finished.of(function_report(found), diagnosis_to_json(found), found.interrupted)
 
 
 def check_budget(one_call_s: float, budget_s: float) -> None:
@@ -138,7 +139,7 @@ def check_budget(one_call_s: float, budget_s: float) -> None:
                      f"about {least_s:.2g} s, more than --budget {budget_s:g}; {enough}")
 
 
-def _pooled_report(options: Any, target: str) -> Report | None:
+def _pooled_report(options: Any) -> Finished | None:
     """The diagnosis in ``--processes`` fresh processes, one after another, pooled: as for the
     guide's full runs, the interval then covers how far a fresh process moves, not just how far
     one process's blocks scatter. Ctrl-C pools the processes that finished (or were interrupted);
@@ -179,22 +180,20 @@ def _pooled_report(options: Any, target: str) -> Report | None:
     pooled = pool_diagnoses(found)
     if interrupted and not pooled.interrupted:
         pooled = dataclasses.replace(pooled, interrupted=True)
-    return Report(target, text_report(pooled), _with_environment(diagnosis_to_json(pooled)),
-                  pooled.links, pooled.interrupted)
+    return Finished.of(function_report(pooled), diagnosis_to_json(pooled), pooled.interrupted)
 
 
-def _threads_report(options: Any, target: str) -> Report | None:
+def _threads_report(options: Any) -> Finished | None:
     """The function under each thread setting, in fresh processes taken in turn, against the defaults."""
     processes = options.processes if options.processes > 1 else diagnose_threads.PROCESSES
     found = diagnose_threads.diagnose_threads(options.target, options.inputs, options.budget, processes,
                                               progress=_progress)
     if found is None:
         return None
-    return Report(target, diagnose_threads.text_report(found), _with_environment(diagnose_threads.to_json(found)),
-                  list(diagnose_threads.LINKS), found.interrupted)
+    return Finished.of(diagnose_threads.report(found), diagnose_threads.to_json(found), found.interrupted)
 
 
-def _model_report(options: Any) -> Report:
+def _model_report(options: Any) -> Finished:
     if options.processes > 1:
         raise targets.TargetError("--processes is for a function; a Keras model is diagnosed in this process")
     if getattr(options, "threads", False):
@@ -208,26 +207,22 @@ def _model_report(options: Any) -> Report:
     with reader_code(options.target):  # a model's own layers' code, printing or exiting
         found = diagnose_model(Path(options.target), options.batch or 32, budget_s=options.budget,
                                progress=_progress)
-    return Report(options.target, model_text_report(found), _with_environment(model_to_json(found)),
-                  found.links, found.interrupted)
+    return Finished.of(model_report(found), model_to_json(found), found.interrupted)
 
 
-def _backends_report(options: Any) -> Report:
+def _backends_report(options: Any) -> Finished:
     """The model on each backend named, in fresh processes taken in turn, against the first."""
     backends = diagnose_backends.parse_backends(options.backends)
     if not Path(options.target).is_file():
         raise targets.TargetError(f"{options.target}: no such model file")
     found = diagnose_backends.diagnose_backends(Path(options.target), backends, options.batch or 32,
                                                 options.budget, progress=_progress)
-    return Report(options.target, backend_core.text_report(found),
-                  _with_environment(backend_core.to_json(found)), list(backend_core.LINKS),
-                  found.interrupted)
+    return Finished.of(backend_core.report(found), backend_core.to_json(found), found.interrupted)
 
 
-def _keep(report: Report, options: Any) -> None:
-    writers = {"save": lambda: json_text(report.data),
-               "markdown": lambda: markdown_report(report.target, report.text, report.links),
-               "html": lambda: html_report(report.target, report.text, report.links)}
+def _keep(finished: Finished, options: Any) -> None:
+    writers = {"save": lambda: json_text(finished.data), "markdown": finished.report.markdown,
+               "html": finished.report.html}
     for option in REPORT_OPTIONS:
         path = getattr(options, option)
         if path is not None:
@@ -235,11 +230,6 @@ def _keep(report: Report, options: Any) -> None:
             report_files.check_still_writable(option, path)
             write_text_atomic(path, writers[option]())
             _progress(f"wrote {path}")
-
-
-def _with_environment(data: dict[str, Any]) -> dict[str, Any]:
-    """The machine and software it was measured on travel with the numbers."""
-    return {**data, "environment": machine.capture()}
 
 
 def _progress(line: str) -> None:

@@ -10,7 +10,6 @@ diagnoses still stops the build.
 
 from __future__ import annotations
 
-import re
 import textwrap
 from collections.abc import Callable
 
@@ -19,7 +18,7 @@ from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.stats.materiality import MATERIAL_SPEEDUP, agrees
 from tfspeedlab.core.units import format_ratio, format_time
 from tfspeedlab.core.wording import Mode, format_speedup
-from tfspeedlab.diagnosis.report import split_verdict, text_report
+from tfspeedlab.diagnosis.report import code_fence, function_report
 from tfspeedlab.diagnosis.saved import SavedDiagnosis
 from tfspeedlab.render import markdown
 from tfspeedlab.render.context import Context, Runner
@@ -65,15 +64,14 @@ VERDICT_WIDTH = 64
 
 
 def _report(context: Context, sample: SavedDiagnosis) -> str:
-    diagnosis, environment = sample.diagnosis, sample.environment
-    tables, verdict_line = split_verdict(text_report(diagnosis))
-    verdict_text = textwrap.fill(verdict_line, VERDICT_WIDTH, break_on_hyphens=False)
-    # A fence longer than any run of backticks in the text, which names the reader's files.
-    fence = "`" * max(3, max((len(run) + 1 for run in re.findall(r"`+", tables + verdict_text)), default=0))
+    report, environment = function_report(sample.diagnosis), sample.environment
+    verdict_text = textwrap.fill(report.verdict, VERDICT_WIDTH, break_on_hyphens=False)
+    # One fence for both blocks, longer than any run of backticks in them (they name the reader's files).
+    fence = code_fence(report.body + verdict_text)
     boxed = textwrap.indent(f"{fence}text\n{verdict_text}\n{fence}", "    ")
     measured = markdown.text(f"{machine_brief(context, environment)}, TensorFlow {environment['tensorflow']}, "
                              f"{environment['utc_time'][:10]}")
-    return (f"{fence}text\n{tables}\n{fence}\n\n"
+    return (f"{fence}text\n{report.body}\n{fence}\n\n"
             f'!!! abstract "Verdict"\n\n{boxed}\n\n'
             f"<small>Measured on {measured}.</small>\n")
 

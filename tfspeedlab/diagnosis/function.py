@@ -26,13 +26,13 @@ from tfspeedlab.core.profiling.capture import profile
 from tfspeedlab.core.profiling.trace import Breakdown
 from tfspeedlab.core.resident_memory import HEAP_SHARE
 from tfspeedlab.core.results.repo import REPO_ROOT
-from tfspeedlab.core.results.schema import ResultsFileError
+from tfspeedlab.core.results.schema import CaseResult, ResultsFileError
 from tfspeedlab.core.results.store import load_runner
 from tfspeedlab.core.stats import cost_model
 from tfspeedlab.core.stats.memory_growth import FollowedMemory
 from tfspeedlab.core.wording import Mode
-from tfspeedlab.diagnosis.function_core import (HOST_SPLIT_PART, MEMORY_PART, MODES, PROBE_PART, Diagnosis, ModeResult,
-                                                Placement, RetraceProbe, host_split_part)
+from tfspeedlab.diagnosis.function_core import (HOST_SPLIT_PART, MEMORY_PART, MODES, PROBE_PART, Diagnosis, Placement,
+                                                RetraceProbe, host_split_part)
 from tfspeedlab.diagnosis.memory_follow import calls_within, follow_within
 from tfspeedlab.diagnosis.targets import error_line
 
@@ -86,9 +86,9 @@ def measure(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], *, b
     tracing_s = sum(timed.first_call_s for timed in prepared.values())
     progress(f"timing {', '.join(prepared)} in turn (about {budget_s * TIMING_SHARE:.3g} s) …")
     measured, interrupted = _time_in_turn(prepared, deadline)
-    modes = {mode: ModeResult(mode, (measured[mode],) if mode in measured else (), errors.get(mode)
-                              or (None if mode in measured else "interrupted before its first timed block"))
-             for mode in MODES}
+    modes = {mode: CaseResult(mode, {}, measured[mode]) for mode in MODES if mode in measured}
+    unavailable = {mode: errors.get(mode, "interrupted before its first timed block") for mode in MODES
+                   if mode not in measured}
     graph = _concrete_graph(compiled["tf.function"], args)
     op_count = None if graph is None else len(graph.get_operations())
     compute_ops = None if graph is None else len(compute_operations(graph))
@@ -119,7 +119,7 @@ def measure(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], *, b
             skipped[MEMORY_PART] = why
     return Diagnosis(target, modes, op_count, retracing, host_split, placement, skipped,
                      budget_s=budget_s, elapsed_s=time.perf_counter() - started, tracing_s=tracing_s,
-                     interrupted=interrupted, compute_op_count=compute_ops, memory=memory)
+                     interrupted=interrupted, compute_op_count=compute_ops, memory=memory, unavailable=unavailable)
 
 
 def _follow_memory(call: Callable[..., Any], args: tuple, eager: Measurement, budget_s: float, deadline: float,

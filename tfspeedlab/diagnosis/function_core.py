@@ -1,21 +1,23 @@
 """What ``tfspeedlab diagnose`` found about a reader's function: the records and what follows from them.
 
-The measuring is ``tfspeedlab.diagnosis.function``; this module holds what it measured (each mode's
-raw blocks, the retracing probe, the profiler's host-time split, the function's place on the
-guide's cost model), derives the speed-ups and break-evens from the raw blocks, and pools the
-diagnoses of several processes. The verdict's words are ``diagnosis_verdict``'s, the JSON
-``diagnosis_codec``'s; ``tfspeedlab.analysis.diagnosis`` gathers the three for other code.
+The measuring is ``tfspeedlab.diagnosis.function``; this module holds what it measured (each mode
+a case of the results files, its runs one per process; the retracing probe, the profiler's
+host-time split, the function's place on the guide's cost model), derives the speed-ups and
+break-evens from the runs, and pools the diagnoses of several processes (each mode's runs as
+``results.pool`` pools a case's). The verdict's words are ``diagnosis.verdict``'s, the JSON
+``diagnosis.codec``'s.
 """
 
 from __future__ import annotations
 
-import statistics
+import functools
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from tfspeedlab.core.measure.measurement import Measurement
 from tfspeedlab.core.profiling.trace import Breakdown
+from tfspeedlab.core.results.pool import pooled_case
+from tfspeedlab.core.results.schema import CaseResult
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.stats.cost_model import break_even
 from tfspeedlab.core.stats.memory_growth import FollowedMemory
@@ -27,26 +29,6 @@ MODES = MODE_LABELS
 PROBE_PART = "retracing probe"
 HOST_SPLIT_PART = "host-time split"
 MEMORY_PART = "memory over repeated calls"
-
-
-@dataclass(frozen=True)
-class ModeResult:
-    mode: str
-    runs: tuple[Measurement, ...]  # one per process the mode was timed in
-    error: str | None = None  # why the mode could not run (XLA cannot compile an op, say)
-
-    @cached_property
-    def measurement(self) -> Measurement | None:
-        """The runs as one: every block, and the median first call."""
-        if len(self.runs) <= 1:
-            return self.runs[0] if self.runs else None
-        first = self.runs[0]
-        return Measurement(tuple(sample for run in self.runs for sample in run.samples_s), first.calls_per_block,
-                           statistics.median(run.first_call_s for run in self.runs), first.completion)
-
-    @property
-    def first_call_s(self) -> float | None:
-        return self.measurement.first_call_s if self.measurement else None
 
 
 @dataclass(frozen=True)
@@ -84,10 +66,9 @@ class Placement:
     extrapolated: bool  # ops or elements beyond what the model was fitted on
 
     def measured_over_predicted(self, diagnosis: Diagnosis, mode: str) -> float | None:
-        runs = diagnosis.modes[mode].runs
-        if not runs or mode not in self.predicted_s:
+        if mode not in diagnosis.modes or mode not in self.predicted_s:
             return None
-        return intervals.estimate_s(list(runs)) / self.predicted_s[mode]
+        return diagnosis.per_call_s[mode] / self.predicted_s[mode]
 
     def reading(self, diagnosis: Diagnosis) -> str:
         """What the eager ratio says of the function, in words."""
@@ -97,7 +78,8 @@ class Placement:
 @dataclass(frozen=True)
 class Diagnosis:
     target: str
-    modes: dict[str, ModeResult]
+    # Each mode that ran, as a case: its runs, one per process it was timed in.
+    modes: dict[str, CaseResult]
     op_count: int | None  # every op of the traced graph
     retracing: RetraceProbe | None  # None when the probe was skipped (budget spent, Ctrl-C)
     host_split: dict[str, Breakdown] = field(default_factory=dict)  # by mode, from the profiler
@@ -112,36 +94,35 @@ class Diagnosis:
     # Resident memory over repeated calls of the function as given; None: not followed (the budget
     # was spent, Ctrl-C, or a report kept before it was measured).
     memory: FollowedMemory | None = None
-
-    @cached_property
-    def measured(self) -> dict[str, Measurement]:
-        return {mode: result.measurement for mode, result in self.modes.items() if result.measurement}
+    # Each mode that could not run, with why (XLA cannot compile an op, say), as a results file's
+    # ``unavailable``: every mode is in this or in ``modes``.
+    unavailable: dict[str, str] = field(default_factory=dict)
 
     @property
     def processes(self) -> int:
-        return len(self.modes["eager"].runs)
+        return len(self.modes["eager"].runs) if "eager" in self.modes else 0
 
     @cached_property
     def speedups(self) -> dict[str, intervals.Ratio]:
         """Eager time ÷ each compiled mode's, with its bootstrap interval (over processes, then
         blocks, where there are several, as for the guide's full runs)."""
-        if "eager" not in self.measured:
+        if "eager" not in self.modes:
             return {}
-        return {mode: intervals.ratio(list(self.modes["eager"].runs), list(self.modes[mode].runs))
-                for mode in self.measured if mode != "eager"}
+        return {mode: intervals.ratio(self.modes["eager"], case) for mode, case in self.modes.items()
+                if mode != "eager"}
 
     @cached_property
     def xla_over_graph(self) -> intervals.Ratio | None:
         """The tf.function's time ÷ XLA's: above 1, XLA is the faster of the two compiled modes."""
-        if "tf.function" in self.measured and "XLA" in self.measured:
-            return intervals.ratio(list(self.modes["tf.function"].runs), list(self.modes["XLA"].runs))
+        if "tf.function" in self.modes and "XLA" in self.modes:
+            return intervals.ratio(self.modes["tf.function"], self.modes["XLA"])
         return None
 
     @cached_property
     def per_call_s(self) -> dict[str, float]:
         """Each mode's time per call by the guide's estimator (the 10th percentile of all blocks:
         a call nothing else on the machine got in the way of), which the speed-ups divide."""
-        return {mode: intervals.estimate_s(list(self.modes[mode].runs)) for mode in self.measured}
+        return {mode: intervals.estimate_s(case) for mode, case in self.modes.items()}
 
     @cached_property
     def break_even_calls(self) -> dict[str, float | None]:
@@ -159,8 +140,8 @@ class Diagnosis:
     def _paid_back(self, mode: str, against: str, speedup: intervals.Ratio) -> float | None:
         if speedup.low <= 1:
             return None
-        return break_even(self.per_call_s[against], self.measured[against].first_call_s,
-                          self.per_call_s[mode], self.measured[mode].first_call_s)
+        return break_even(self.per_call_s[against], self.modes[against].measurement.first_call_s,
+                          self.per_call_s[mode], self.modes[mode].measurement.first_call_s)
 
     @property
     def verdict(self) -> str:
@@ -170,7 +151,6 @@ class Diagnosis:
     def links(self) -> list[tuple[str, str]]:
         """The guide's pages that explain this diagnosis, as (page, title)."""
         return diagnosis_verdict.links(self)
-
 
 
 def host_split_part(mode: str) -> str:
@@ -195,17 +175,18 @@ def pool(diagnoses: list[Diagnosis]) -> Diagnosis:
     measured_parts = ({host_split_part(mode) for mode in host_split} | ({PROBE_PART} if retracing else set())
                       | ({MEMORY_PART} if memory else set()))
     skipped = {part: why for part, why in first.skipped.items() if part not in measured_parts}
-    modes = {}
-    for mode in MODES:
-        runs = tuple(run for found in diagnoses for run in found.modes[mode].runs)
-        errors = [found.modes[mode].error for found in diagnoses if found.modes[mode].error]
-        # A mode that failed in any process is not compared on the others' runs alone.
-        modes[mode] = ModeResult(mode, (), errors[0]) if errors else ModeResult(mode, runs)
+    # A mode that failed in any process is not compared on the others' runs alone.
+    unavailable = {}
+    for found in diagnoses:
+        for mode, why in found.unavailable.items():
+            unavailable.setdefault(mode, why)
+    modes = {mode: functools.reduce(pooled_case, [found.modes[mode] for found in diagnoses])
+             for mode in MODES if mode not in unavailable}
     return Diagnosis(first.target, modes, first.op_count, retracing, host_split, first.placement,
                      skipped, budget_s=_total(d.budget_s for d in diagnoses),
                      elapsed_s=_total(d.elapsed_s for d in diagnoses), tracing_s=_total(d.tracing_s for d in diagnoses),
                      interrupted=any(found.interrupted for found in diagnoses),
-                     compute_op_count=first.compute_op_count, memory=memory)
+                     compute_op_count=first.compute_op_count, memory=memory, unavailable=unavailable)
 
 
 def _total(values: Any) -> float | None:

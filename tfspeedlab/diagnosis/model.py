@@ -24,10 +24,11 @@ import numpy as np
 
 from tfspeedlab.core.measure.measurement import per_step
 from tfspeedlab.core.measure.timer import TimedCall, bench_interleaved
+from tfspeedlab.core.results.schema import CaseResult
 from tfspeedlab.core.stats.memory_growth import FollowedMemory
 from tfspeedlab.diagnosis.memory_follow import calls_within, follow_within
 from tfspeedlab.diagnosis.model_core import (CALLS, FIT_BATCHES, FROM_FILE, FROM_TFSPEEDLAB, PREDICT, TRAINING,
-                                             ModelCall, ModelDiagnosis)
+                                             ModelDiagnosis)
 from tfspeedlab.diagnosis.targets import TargetError, error_line
 
 # Files Keras loads a whole model from.
@@ -78,32 +79,31 @@ def diagnose_model(path: Path, batch: int, budget_s: float = 6.0,
     group_s = budget_s * GROUP_SHARE
 
     progress(f"timing predict ladder ({len(CALLS[PREDICT])} calls, about {group_s:.1f} s)")
-    predict_calls = time_group(PREDICT, predict_rungs(model, x, signature), group_s)
-    if all(call.measurement is None for call in predict_calls):
-        errors = "\n".join(f"{call.name}: {call.error}" for call in predict_calls)
+    calls, unavailable = time_group(predict_rungs(model, x, signature), group_s)
+    if not calls:
+        errors = "\n".join(f"{name}: {error}" for name, error in unavailable.items())
         raise TargetError(f"{path}: none of the predict calls could run on inputs shaped {_shapes_text(shapes)}; "
-                          f"predict raised {predict_calls[0].error}", errors)
+                          f"predict raised {unavailable['predict']}", errors)
 
     interrupted = False
     memory = None
     try:
-        memory = follow_predict_memory(model, x, predict_calls, budget_s * MEMORY_SHARE, progress)
+        memory = follow_predict_memory(model, x, calls.get("predict"), budget_s * MEMORY_SHARE, progress)
         progress(f"timing training calls ({len(CALLS[TRAINING])} calls on freshly loaded models, "
                  f"about {group_s:.1f} s plus their first calls)")
-        training_calls = time_group(TRAINING, training_rungs(path, model, setup, x, batch), group_s)
+        training, failed = time_group(training_rungs(path, model, setup, x, batch), group_s)
+        calls, unavailable = {**calls, **training}, {**unavailable, **failed}
     except KeyboardInterrupt:
-        interrupted = True
-        training_calls = tuple(ModelCall(name, TRAINING, None, None) for name in CALLS[TRAINING])
+        interrupted = True  # the training calls are then neither measured nor failed
     return ModelDiagnosis(str(path), batch, shapes, setup.loss_text, setup.optimizer_text, setup.compiled_by,
-                          predict_calls + training_calls, interrupted=interrupted, load_s=load_s, memory=memory)
+                          calls, unavailable, interrupted=interrupted, load_s=load_s, memory=memory)
 
 
-def follow_predict_memory(model: Any, x: Any, predict_calls: tuple[ModelCall, ...], budget_s: float,
+def follow_predict_memory(model: Any, x: Any, predict: CaseResult | None, budget_s: float,
                           progress: Callable[[str], None]) -> FollowedMemory | None:
     """Resident memory over repeated predict calls, as many as ``budget_s`` holds at the measured
     time per call; None where predict could not run."""
-    predict = next(call for call in predict_calls if call.name == "predict")
-    if predict.measurement is None:
+    if predict is None:
         return None
     return follow_within(functools.partial(model.predict, x, verbose=0),
                          calls_within(predict.measurement.median_s, budget_s), "predict", progress)
@@ -290,9 +290,9 @@ def targets(outputs: Any, loss: Any, output_names: list[str] | None, nest: Any =
     return nest.pack_sequence_as(outputs, made)
 
 
-def time_group(group: str, rungs: dict[str, Callable[[], Built]], budget_s: float) -> tuple[ModelCall, ...]:
-    """Build and first-call each rung, then time those that ran interleaved; a rung that raises is
-    recorded with its error, and the others go on."""
+def time_group(rungs: dict[str, Callable[[], Built]], budget_s: float) -> tuple[dict[str, CaseResult], dict[str, str]]:
+    """Build and first-call each rung, then time those that ran interleaved: each that ran as a case,
+    per step; each that raised with its error (the others go on)."""
     prepared, steps, errors = {}, {}, {}
     for name, build in rungs.items():
         try:
@@ -306,8 +306,8 @@ def time_group(group: str, rungs: dict[str, Callable[[], Built]], budget_s: floa
             measured = dict(zip(prepared, bench_interleaved(list(prepared.values()))))
         except Exception as error:  # noqa: BLE001 (a retrace while timed, say: no call's blocks are kept)
             errors.update({name: f"while timed: {error_line(error)}" for name in prepared})
-    return tuple(ModelCall(name, group, per_step(measured[name], steps[name]) if name in measured else None,
-                           None if name in measured else errors[name]) for name in rungs)
+    return ({name: CaseResult(name, {}, per_step(measured[name], steps[name])) for name in rungs if name in measured},
+            {name: errors[name] for name in rungs if name not in measured})
 
 
 def is_sparse(loss: Any) -> bool:

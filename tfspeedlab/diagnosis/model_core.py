@@ -1,19 +1,18 @@
 """What ``tfspeedlab diagnose model.keras --batch N`` found: the reader's own Keras model through
 the guide's predict ladder and its training calls, at their batch size, and what to do about it.
 
-The measuring is ``tfspeedlab.diagnosis.model``; this module holds the raw blocks of each call,
-derives the speed-ups from them (predict rungs over ``predict``, training calls over
-``train_on_batch``) and words the verdict, in the calls' own names. The terminal report is
-``diagnosis_report``'s, the JSON ``model_diagnosis_codec``'s; ``tfspeedlab.analysis.model_diagnosis``
-gathers them for other code.
+The measuring is ``tfspeedlab.diagnosis.model``; this module holds each call as a case (its raw
+blocks), derives the speed-ups from them (predict rungs over ``predict``, training calls over
+``train_on_batch``) and words the verdict, in the calls' own names. The report is
+``diagnosis.report``'s, the JSON ``diagnosis.codec``'s.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
-from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.results.schema import CaseResult
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.stats.materiality import MATERIAL_SPEEDUP, material
 from tfspeedlab.core.stats.memory_growth import FollowedMemory
@@ -52,18 +51,6 @@ START_PAGE = diagnosis_verdict.PAGES["memory"]
 
 
 @dataclass(frozen=True)
-class ModelCall:
-    """One way of calling the model, timed per call (predict) or per step (training).
-
-    No measurement and an error: the call raised. Neither: it was not measured (interrupted)."""
-
-    name: str
-    group: str
-    measurement: Measurement | None
-    error: str | None = None
-
-
-@dataclass(frozen=True)
 class ModelDiagnosis:
     model_path: str
     batch: int
@@ -71,7 +58,10 @@ class ModelDiagnosis:
     loss: str
     optimizer: str
     compiled_by: str  # FROM_FILE or FROM_TFSPEEDLAB
-    calls: tuple[ModelCall, ...]
+    # Each call that ran (by its name in CALLS), as a case timed per call (predict) or per step (training).
+    calls: dict[str, CaseResult]
+    # Each call that raised, with its error. A call in neither was not measured (interrupted).
+    unavailable: dict[str, str] = field(default_factory=dict)
     interrupted: bool = False  # Ctrl-C during the training calls: those were not measured
     # keras.models.load_model of the file in this process (TensorFlow already imported); None in a
     # report kept before it was measured.
@@ -81,28 +71,22 @@ class ModelDiagnosis:
     @property
     def first_prediction_s(self) -> float | None:
         """Loading the file and the first predict call: what a fresh process pays after its imports."""
-        predict = self.call("predict")
-        if self.load_s is None or predict is None or predict.measurement is None:
+        predict = self.calls.get("predict")
+        if self.load_s is None or predict is None:
             return None
         return self.load_s + predict.measurement.first_call_s
-
-    def call(self, name: str) -> ModelCall | None:
-        return next((call for call in self.calls if call.name == name), None)
-
-    def group(self, group: str) -> tuple[ModelCall, ...]:
-        return tuple(call for call in self.calls if call.group == group)
 
     @cached_property
     def speedups(self) -> dict[str, intervals.Ratio]:
         """Each call's speed-up over its group's baseline (baseline time ÷ its time), with its interval."""
         found = {}
         for group, baseline_name in BASELINES.items():
-            baseline = self.call(baseline_name)
-            if baseline is None or baseline.measurement is None:
+            baseline = self.calls.get(baseline_name)
+            if baseline is None:
                 continue
-            for call in self.group(group):
-                if call.name != baseline_name and call.measurement is not None:
-                    found[call.name] = intervals.ratio([baseline.measurement], [call.measurement])
+            for name in CALLS[group]:
+                if name != baseline_name and name in self.calls:
+                    found[name] = intervals.ratio(baseline, self.calls[name])
         return found
 
     @property
@@ -123,16 +107,15 @@ def model_verdict(diagnosis: ModelDiagnosis) -> str:
 
 
 def _group_verdict(diagnosis: ModelDiagnosis, group: str) -> str:
-    baseline = diagnosis.call(BASELINES[group])
     lead, per = ("For one batch at a time", "") if group == PREDICT else ("For training", " per step")
     if group == TRAINING and diagnosis.interrupted:
         return "The training calls were not measured (interrupted)."
-    if baseline is None or baseline.measurement is None:
-        why = f" ({baseline.error})" if baseline is not None and baseline.error else ""
+    if BASELINES[group] not in diagnosis.calls:
+        error = diagnosis.unavailable.get(BASELINES[group])
+        why = f" ({error})" if error else ""
         return (f"{BASELINES[group]} could not run{why}, so the other {group} calls are not compared with it."
                 + _failures(diagnosis, group))
-    ratios = {call.name: diagnosis.speedups[call.name] for call in diagnosis.group(group)
-              if call.name in diagnosis.speedups}
+    ratios = {name: diagnosis.speedups[name] for name in CALLS[group] if name in diagnosis.speedups}
     faster = sorted((name for name, found in ratios.items() if material(found) is Verdict.FASTER),
                     key=lambda name: -ratios[name].value)
     slower = [name for name, found in ratios.items() if material(found) is Verdict.SLOWER]
@@ -163,9 +146,8 @@ def _group_verdict(diagnosis: ModelDiagnosis, group: str) -> str:
 def _advice(diagnosis: ModelDiagnosis, faster: list[str]) -> str:
     """What to call instead of predict: the fastest rung, and any the fastest is not materially
     faster than (by their own interval), since the reader may choose between those freely."""
-    best = diagnosis.call(faster[0]).measurement
-    close = {name for name in faster
-             if intervals.ratio([diagnosis.call(name).measurement], [best]).low < MATERIAL_SPEEDUP}
+    best = diagnosis.calls[faster[0]]
+    close = {name for name in faster if intervals.ratio(diagnosis.calls[name], best).low < MATERIAL_SPEEDUP}
     if {"model(x)", "tf.function"} <= close:
         return "call the model directly or through a tf.function" + (
             " (or use predict_on_batch)" if "predict_on_batch" in close else "")
@@ -173,5 +155,5 @@ def _advice(diagnosis: ModelDiagnosis, faster: list[str]) -> str:
 
 
 def _failures(diagnosis: ModelDiagnosis, group: str) -> str:
-    return "".join(f" {call.name} could not run: {call.error}." for call in diagnosis.group(group)
-                   if call.error and call.name != BASELINES[group])
+    return "".join(f" {name} could not run: {diagnosis.unavailable[name]}." for name in CALLS[group]
+                   if name in diagnosis.unavailable and name != BASELINES[group])

@@ -1,11 +1,15 @@
-"""A diagnosis (of a function, or of a Keras model) as a reader sees it: aligned columns for the
-terminal, Markdown or a standalone HTML page to keep or share. The same text is the site's sample
-reports, so the page shows exactly what the terminal printed."""
+"""A diagnosis (of a function, or of a Keras model) as a reader sees it: one ``Report`` (the command
+that reproduces it, its tables and notes, its verdict, the guide's pages that explain it), rendered
+as aligned columns for the terminal, as Markdown or as a standalone HTML page to keep or share. The
+site's sample reports show the same sections and verdict, so the page shows exactly what the
+terminal printed."""
 
 from __future__ import annotations
 
 import html
+import re
 import textwrap
+from dataclasses import dataclass
 
 from tfspeedlab.core.profiling.trace import HOST_LAYERS, HOST_LAYER_LABELS
 from tfspeedlab.core.stats.memory_growth import FollowedMemory
@@ -13,10 +17,10 @@ from tfspeedlab.core.stats.summary import text_columns
 from tfspeedlab.core.units import format_time
 from tfspeedlab.core.wording import BASELINE_CELL, format_growth, format_levelling, format_speedup, signed_bytes
 from tfspeedlab.diagnosis.function_core import MODES, Diagnosis
-from tfspeedlab.diagnosis.model_core import (BASELINES, FIT_BATCHES, FROM_FILE, PAGES as MODEL_PAGES, PREDICT,
+from tfspeedlab.diagnosis.model_core import (BASELINES, CALLS, FIT_BATCHES, FROM_FILE, PAGES as MODEL_PAGES, PREDICT,
                                              START_PAGE, TRAINING, ModelDiagnosis)
 
-VERDICT_LEAD = "Verdict: "
+VERDICT_LEAD = "Verdict:"
 # Prose lines of the report wrap here: about what the guide's content column shows of a code
 # block at 1280 px, and the width of the report's widest table.
 WIDTH = 80
@@ -24,9 +28,62 @@ WIDTH = 80
 GUIDE_URL = "https://tfspeedlab.github.io/tfspeedlab/"
 
 
-def text_report(diagnosis: Diagnosis) -> str:
-    """The report: the command, its tables, and the verdict as the last paragraph (one line, so
-    that a page or a Markdown file can set it as prose)."""
+@dataclass(frozen=True)
+class Report:
+    """A finished diagnosis, whatever it is rendered to."""
+
+    target: str  # what was diagnosed, as the command names it
+    # The command that reproduces it, then its tables and notes: each a block of lines as the
+    # terminal shows them (a blank line between two).
+    sections: tuple[str, ...]
+    # What to do: one line (a page sets it as prose), or one line per call compared.
+    verdict: str
+    links: tuple[tuple[str, str], ...] = ()  # the guide's pages that explain it, as (page, title)
+
+    @property
+    def body(self) -> str:
+        """Everything but the verdict: what a page or a file sets in a code block, its columns aligned."""
+        return "\n\n".join(self.sections)
+
+    def text(self) -> str:
+        """As the terminal prints it: the verdict as the last paragraph (below its lead when it has
+        several lines)."""
+        lead = VERDICT_LEAD + ("\n" if "\n" in self.verdict else " ")
+        return f"{self.body}\n\n{lead}{self.verdict}"
+
+    def markdown(self) -> str:
+        """The sections as a code block, the verdict as prose, the guide's pages as links."""
+        fence = code_fence(self.body)
+        listed = "".join(f"\n- [{title}]({page_url(page)})" for page, title in self.links)
+        return (f"# Diagnosis of `{self.target.replace('`', '')}`\n\n{fence}text\n{self.body}\n{fence}\n\n"
+                f"**Verdict.** {self.verdict}\n" + (f"\nRead more:\n{listed}\n" if listed else ""))
+
+    def html(self) -> str:
+        """The same as a standalone page (no scripts, no outside files) to keep or attach to an issue."""
+        listed = "".join(f'<li><a href="{html.escape(page_url(page))}">{html.escape(title)}</a></li>'
+                         for page, title in self.links)
+        title = html.escape(f"Diagnosis of {self.target}")
+        return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                f"<title>{title}</title><style>body{{font-family:system-ui,sans-serif;max-width:60rem;"
+                "margin:2rem auto;padding:0 1rem;line-height:1.5}pre{overflow-x:auto;background:#f5f5f5;"
+                "padding:1rem;font-size:.85rem}</style></head><body>"
+                f"<h1>{title}</h1><pre>{html.escape(self.body)}</pre>"
+                f"<p><strong>Verdict.</strong> {html.escape(self.verdict)}</p>"
+                + (f"<p>Read more:</p><ul>{listed}</ul>" if listed else "") + "</body></html>\n")
+
+
+def code_fence(text: str) -> str:
+    """A Markdown fence longer than any run of backticks in ``text`` (which names the reader's files)."""
+    return "`" * max(3, max((len(run) + 1 for run in re.findall(r"`+", text)), default=0))
+
+
+def page_url(page: str) -> str:
+    return f"{GUIDE_URL}{page.removesuffix('.md')}/"
+
+
+def function_report(diagnosis: Diagnosis) -> Report:
+    """The command, its tables and findings; the verdict last."""
     # The command as a shell line, continued before its --inputs.
     command = f"tfspeedlab diagnose {diagnosis.target}".replace(" --inputs ", " \\\n    --inputs ")
     sections = [command, _modes_table(diagnosis), _wrapped(_findings(diagnosis))]
@@ -38,8 +95,7 @@ def text_report(diagnosis: Diagnosis) -> str:
         sections.append(_wrapped([memory_line(diagnosis.memory, "calls of the function as given")]))
     if diagnosis.skipped:
         sections.append(_wrapped(f"Not measured: {part} ({why})" for part, why in diagnosis.skipped.items()))
-    sections.append(VERDICT_LEAD + diagnosis.verdict)
-    return "\n\n".join(sections)
+    return Report(diagnosis.target, tuple(sections), diagnosis.verdict, tuple(diagnosis.links))
 
 
 # The longest error a table cell holds before the table would outgrow WIDTH.
@@ -55,18 +111,19 @@ def _modes_table(diagnosis: Diagnosis) -> str:
     # An error too long for a cell (XLA's name whole ops) goes below the table, wrapped.
     below = []
     for mode in MODES:
-        result = diagnosis.modes[mode]
-        if result.measurement is None:
-            if len(result.error or "") <= ERROR_IN_CELL:
-                rows.append((mode, f"could not run: {result.error}", "", "", ""))
+        if mode in diagnosis.unavailable:
+            error = diagnosis.unavailable[mode]
+            if len(error) <= ERROR_IN_CELL:
+                rows.append((mode, f"could not run: {error}", "", "", ""))
             else:
                 rows.append((mode, "could not run (below)", "", "", ""))
-                below.append(f"{mode} could not run: {result.error}")
+                below.append(f"{mode} could not run: {error}")
             continue
         speedup = diagnosis.speedups.get(mode)
         calls = diagnosis.break_even_calls.get(mode)
+        first_call_s = diagnosis.modes[mode].measurement.first_call_s
         rows.append((mode, format_time(diagnosis.per_call_s[mode]),
-                     format_speedup(speedup) if speedup else "—", format_time(result.first_call_s),
+                     format_speedup(speedup) if speedup else "—", format_time(first_call_s),
                      # "never": not clearly faster per call, so its costlier first call is not paid back.
                      "—" if mode == "eager" else "never" if calls is None else f"{calls:,.0f} calls"))
     return text_columns(rows) + "\n" + _wrapped(["(p10: the 10th percentile of all timed blocks, the "
@@ -127,7 +184,7 @@ def _placement_table(diagnosis: Diagnosis) -> str:
 
 # -- a Keras model's report --
 
-def model_text_report(diagnosis: ModelDiagnosis) -> str:
+def model_report(diagnosis: ModelDiagnosis) -> Report:
     shapes = " and ".join("(" + ", ".join(str(size) for size in shape) + ")" for shape in diagnosis.input_shapes)
     sections = [
         f"tfspeedlab diagnose {diagnosis.model_path} --batch {diagnosis.batch}",
@@ -137,9 +194,8 @@ def model_text_report(diagnosis: ModelDiagnosis) -> str:
         f"{MODEL_PAGES[TRAINING][0]} explains them)\n" + _calls_table(diagnosis, TRAINING, "Per step (median)"),
         _training_setup(diagnosis),
         *([_start_and_memory(diagnosis)] if diagnosis.load_s is not None or diagnosis.memory else []),
-        VERDICT_LEAD + diagnosis.verdict,
     ]
-    return "\n\n".join(sections)
+    return Report(diagnosis.model_path, tuple(sections), diagnosis.verdict, tuple(diagnosis.links))
 
 
 def _start_and_memory(diagnosis: ModelDiagnosis) -> str:
@@ -173,16 +229,16 @@ def memory_line(memory: FollowedMemory, calls: str) -> str:
 
 def _calls_table(diagnosis: ModelDiagnosis, group: str, per: str) -> str:
     rows = [("Call", per, f"Speed-up over {BASELINES[group]} [95%]", "First call")]
-    for call in diagnosis.group(group):
-        if call.measurement is None:
-            rows.append((call.name, f"could not run: {call.error}" if call.error else "not measured (interrupted)",
-                         "", ""))
+    for name in CALLS[group]:
+        if name not in diagnosis.calls:
+            error = diagnosis.unavailable.get(name)
+            rows.append((name, f"could not run: {error}" if error else "not measured (interrupted)", "", ""))
             continue
-        speedup = diagnosis.speedups.get(call.name)
-        rows.append((call.name, format_time(call.measurement.median_s),
-                     BASELINE_CELL if call.name == BASELINES[group] else
-                     format_speedup(speedup) if speedup else "—",
-                     format_time(call.measurement.first_call_s)))
+        speedup = diagnosis.speedups.get(name)
+        timing = diagnosis.calls[name].measurement
+        rows.append((name, format_time(timing.median_s),
+                     BASELINE_CELL if name == BASELINES[group] else format_speedup(speedup) if speedup else "—",
+                     format_time(timing.first_call_s)))
     return text_columns(rows)
 
 
@@ -192,39 +248,3 @@ def _training_setup(diagnosis: ModelDiagnosis) -> str:
                 "(each training call on a freshly loaded model)")
     return (f"Loss and optimizer: {diagnosis.loss} and {diagnosis.optimizer}, chosen by tfspeedlab: the model "
             "file was saved without a loss (each training call on a freshly loaded model)")
-
-
-def markdown_report(target: str, text: str, links: list[tuple[str, str]]) -> str:
-    """A terminal report (``text``, ending in its verdict) as Markdown: the tables as a code block
-    (their columns stay aligned anywhere), the verdict as prose, the guide's pages as links."""
-    body, verdict_line = split_verdict(text)
-    fence = "```"
-    listed = "".join(f"\n- [{title}]({page_url(page)})" for page, title in links)
-    return (f"# Diagnosis of `{target.replace('`', '')}`\n\n{fence}text\n{body}\n{fence}\n\n"
-            f"**Verdict.** {verdict_line}\n" + (f"\nRead more:\n{listed}\n" if listed else ""))
-
-
-def html_report(target: str, text: str, links: list[tuple[str, str]]) -> str:
-    """The same as a standalone page (no scripts, no outside files) to keep or attach to an issue."""
-    body, verdict_line = split_verdict(text)
-    listed = "".join(f'<li><a href="{html.escape(page_url(page))}">{html.escape(title)}</a></li>'
-                     for page, title in links)
-    title = html.escape(f"Diagnosis of {target}")
-    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{title}</title><style>body{{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;"
-            "padding:0 1rem;line-height:1.5}pre{overflow-x:auto;background:#f5f5f5;padding:1rem;"
-            "font-size:.85rem}</style></head><body>"
-            f"<h1>{title}</h1><pre>{html.escape(body)}</pre>"
-            f"<p><strong>Verdict.</strong> {html.escape(verdict_line)}</p>"
-            + (f"<p>Read more:</p><ul>{listed}</ul>" if listed else "") + "</body></html>\n")
-
-
-def split_verdict(text: str) -> tuple[str, str]:
-    """A report's tables, and its verdict without the lead: the two parts a page or a file sets apart."""
-    body, verdict_line = text.rsplit("\n\n" + VERDICT_LEAD, 1)
-    return body, verdict_line
-
-
-def page_url(page: str) -> str:
-    return f"{GUIDE_URL}{page.removesuffix('.md')}/"

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 from tfspeedlab.core.results.pool import PoolError, pooled_environment
 from tfspeedlab.core.results.schema import RUNNERS, ResultsFileError
 from tfspeedlab.core.results.store import read_json
-from tfspeedlab.diagnosis.function_codec import from_json, to_json
+from tfspeedlab.diagnosis.codec import from_json, to_json
 from tfspeedlab.diagnosis.function_core import Diagnosis, pool
 
 DIAGNOSIS_DIR = "diagnose"

@@ -25,7 +25,8 @@ from tfspeedlab.core.stats.materiality import MATERIAL_SPEEDUP, material
 from tfspeedlab.core.units import format_time
 from tfspeedlab.core.wording import Verdict, page_speedup
 from tfspeedlab.diagnosis import saved as diagnosis_files
-from tfspeedlab.diagnosis.function_core import Diagnosis, pool
+from tfspeedlab.diagnosis.function_core import MODES, Diagnosis, pool
+from tfspeedlab.diagnosis.report import VERDICT_LEAD, Report
 from tfspeedlab.diagnosis.targets import TargetError
 from tfspeedlab.harness.exits import EXIT_INTERRUPTED, EXIT_OK
 
@@ -95,11 +96,8 @@ def compare(target: str, diagnoses: dict[str, list[Diagnosis]], interrupted: boo
     reference = pooled[REFERENCE]
     results = []
     for setting, found in pooled.items():
-        against = {}
-        for mode, result in found.modes.items():
-            base = reference.modes.get(mode)
-            if setting != REFERENCE and result.runs and base is not None and base.runs:
-                against[mode] = intervals.ratio(base.runs, result.runs)
+        against = {mode: intervals.ratio(reference.modes[mode], case) for mode, case in found.modes.items()
+                   if setting != REFERENCE and mode in reference.modes}
         results.append(SettingResult(setting, found, against, tuple((in_force or {}).get(setting, ()))))
     processes = min(len(found) for found in diagnoses.values() if found)
     return ThreadsDiagnosis(target, results, processes, interrupted)
@@ -153,39 +151,38 @@ def _threads_name(threads: tuple[int, int]) -> str:
     return f"inter_op_parallelism_threads={inter}, intra_op_parallelism_threads={intra}"
 
 
-def text_report(found: ThreadsDiagnosis) -> str:
+def report(found: ThreadsDiagnosis) -> Report:
     """The settings' times per mode, each against the defaults, then the verdict."""
-    lines = [f"tfspeedlab diagnose {found.target} --threads",
-             f"each setting in {found.processes} fresh process{'es' if found.processes != 1 else ''}, "
-             "the settings taking turns; the time is the 10th percentile of all blocks", ""]
+    settings = []
     for result in found.settings:
-        lines.append(f"{result.setting} ({_threads_name(SETTINGS[result.setting])})")
-        for mode, mode_result in result.diagnosis.modes.items():
-            if mode_result.error or not mode_result.runs:
-                lines.append(f"  {mode:<12} could not run: {mode_result.error or 'not timed'}")
+        settings.append(f"{result.setting} ({_threads_name(SETTINGS[result.setting])})")
+        for mode in MODES:
+            if mode not in result.diagnosis.modes:
+                settings.append(f"  {mode:<12} could not run: {result.diagnosis.unavailable.get(mode, 'not timed')}")
                 continue
-            time_s = intervals.estimate_s(mode_result.runs)
             against = result.against_default.get(mode)
             beside = f"  against the defaults: {page_speedup(against)}" if against is not None else ""
-            lines.append(f"  {mode:<12} {format_time(time_s):>10}{beside}")
+            settings.append(f"  {mode:<12} {format_time(result.diagnosis.per_call_s[mode]):>10}{beside}")
+    sections = [f"tfspeedlab diagnose {found.target} --threads\n"
+                f"each setting in {found.processes} fresh process{'es' if found.processes != 1 else ''}, "
+                "the settings taking turns; the time is the 10th percentile of all blocks", "\n".join(settings)]
     if found.interrupted:
-        lines += ["", "Interrupted: the settings and processes above are what finished."]
-    # The verdict comes last, after a blank line: the report files set it apart (split_verdict).
-    return "\n".join([*lines, "", verdict_line(found)])
+        sections.append("Interrupted: the settings and processes above are what finished.")
+    return Report(found.target, tuple(sections), verdict(found), LINKS)
 
 
-def verdict_line(found: ThreadsDiagnosis) -> str:
+def verdict(found: ThreadsDiagnosis) -> str:
     if found.processes < 2:
-        return "Verdict: none from one process per setting (run with --processes 2 or more)."
+        return "none from one process per setting (run with --processes 2 or more)."
     best = found.best()
     if best is None:
-        return (f"Verdict: keep TensorFlow's default thread settings; no setting beat them by "
+        return (f"keep TensorFlow's default thread settings; no setting beat them by "
                 f"{MATERIAL_SPEEDUP:.2f}× or more.")
     result, mode, ratio = best
     inter, intra = SETTINGS[result.setting]
     calls = [f"tf.config.threading.set_inter_op_parallelism_threads({inter})" if inter else None,
              f"tf.config.threading.set_intra_op_parallelism_threads({intra})" if intra else None]
-    return (f"Verdict: against the defaults, {result.setting} made {mode} {page_speedup(ratio)}; set it before "
+    return (f"against the defaults, {result.setting} made {mode} {page_speedup(ratio)}; set it before "
             f"the first op: {'; '.join(call for call in calls if call)}.")
 
 
@@ -199,15 +196,15 @@ def to_json(found: ThreadsDiagnosis) -> dict:
         "settings": {result.setting: {
             "inter_op_threads": SETTINGS[result.setting][0],
             "intra_op_threads": SETTINGS[result.setting][1],
-            "modes": {mode: {"time_s": intervals.estimate_s(mode_result.runs) if mode_result.runs else None,
-                             "error": mode_result.error,
+            "modes": {mode: {"time_s": result.diagnosis.per_call_s.get(mode),
+                             "error": result.diagnosis.unavailable.get(mode),
                              "against_default": _ratio_json(result.against_default.get(mode))}
-                      for mode, mode_result in result.diagnosis.modes.items()},
+                      for mode in MODES},
             "in_force": [list(threads) for threads in result.in_force],
         } for result in found.settings},
         "best": None if best is None else {"setting": best[0].setting, "mode": best[1],
                                            "against_default": _ratio_json(best[2])},
-        "verdict": verdict_line(found),
+        "verdict": f"{VERDICT_LEAD} {verdict(found)}",
     }
 
 

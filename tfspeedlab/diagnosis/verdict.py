@@ -58,7 +58,7 @@ def graph_helps(diagnosis: Any) -> bool:
 
 def verdict(diagnosis: Any) -> str:
     """What to do, in plain words, from the intervals: never a word the interval does not carry."""
-    if "eager" not in diagnosis.measured:
+    if "eager" not in diagnosis.modes:
         return "Nothing was timed (interrupted before the first timed block)."
     graph = diagnosis.speedups.get("tf.function")
     probe = diagnosis.retracing
@@ -69,7 +69,7 @@ def verdict(diagnosis: Any) -> str:
         lines.append(_retracing_first(diagnosis))
     word = material(graph) if graph is not None else None
     if graph is None:
-        lines.append(f"tf.function could not run: {diagnosis.modes['tf.function'].error}.")
+        lines.append(f"tf.function could not run: {diagnosis.unavailable['tf.function']}.")
     elif word is Verdict.FASTER:
         calls = diagnosis.break_even_calls["tf.function"]
         lines.append(f"{'With that fixed, wrap' if retraces else 'Wrap'} it in tf.function: per call it ran "
@@ -96,8 +96,8 @@ def verdict(diagnosis: Any) -> str:
         else:
             lines.append(f"XLA changes little against {against}: jit_compile=True ran {format_speedup(versus)}, "
                          f"under the {MATERIAL_SPEEDUP:.2f}× this report acts on.")
-    elif diagnosis.modes["XLA"].error:
-        lines.append(f"XLA could not compile it: {diagnosis.modes['XLA'].error}.")
+    elif "XLA" in diagnosis.unavailable:
+        lines.append(f"XLA could not compile it: {diagnosis.unavailable['XLA']}.")
     if probe is not None and probe.batch_size_traces:
         lines.append(BATCH_FIX)
     memory = diagnosis.memory

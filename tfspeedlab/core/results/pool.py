@@ -45,7 +45,7 @@ def pool(first: ResultsFile, second: ResultsFile) -> ResultsFile:
     environment = pooled_environment(first.environment, second.environment, where)
     if [case.label for case in first.cases] != [case.label for case in second.cases]:
         raise PoolError(f"{where}: their cases differ")
-    cases = tuple(_pooled_case(first.case(case.label), case) for case in second.cases)
+    cases = tuple(pooled_case(first.case(case.label), case) for case in second.cases)
     # Where each sitting's runs start, when every case has the same number per sitting (so that a
     # page can compare the sittings): [3, 3] for two sittings of three processes.
     counts = [_runs_per_case(first, where), _runs_per_case(second, where)]
@@ -79,7 +79,7 @@ def sittings(environment: Mapping[str, Any], where: str) -> list[str]:
     return found
 
 
-def _pooled_case(first: CaseResult, second: CaseResult) -> CaseResult:
+def pooled_case(first: CaseResult, second: CaseResult) -> CaseResult:
     """``second`` with ``first``'s runs before its own, and each process's metrics where both have them."""
     runs = first.runs + second.runs
     by_process = first.metrics_by_process + second.metrics_by_process

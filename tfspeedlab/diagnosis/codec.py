@@ -1,0 +1,246 @@
+"""A diagnosis as JSON (a function's, or a Keras model's): each mode or call's raw blocks, as the
+results files write a run (``run_to_dict``), and the findings; the derived ratios only as a copy for
+readers of the file (they are recomputed on load, and the bootstrap is seeded by the samples, so a
+kept report reads exactly as the terminal printed it).
+
+Reading checks every field with the results files' reader (``results.schema.FieldReader``), each
+run with theirs (``run_from_dict``): a malformed file is a ``ResultsFileError`` naming the file and
+the field.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tfspeedlab.core.profiling.trace import HOST_LAYERS, Breakdown
+from tfspeedlab.core.results.schema import CaseResult, FieldReader, run_from_dict, run_to_dict
+from tfspeedlab.core.stats import intervals
+from tfspeedlab.core.stats.memory_growth import followed_from_json, followed_to_json
+from tfspeedlab.diagnosis.function_core import MODES, Diagnosis, Placement, RetraceProbe
+from tfspeedlab.diagnosis.model_core import (CALLS, FROM_FILE, FROM_TFSPEEDLAB, KIND as MODEL_KIND, PREDICT, TRAINING,
+                                             ModelDiagnosis)
+
+KIND = "function"
+# What an error names when the JSON came from no file.
+UNSAVED, MODEL_UNSAVED = "<diagnosis>", "<model diagnosis>"
+NUMBER = (int, float)
+NONE = type(None)
+
+
+def ratio_to_json(found: intervals.Ratio | None) -> dict[str, float] | None:
+    return None if found is None else {"value": found.value, "low": found.low, "high": found.high}
+
+
+# -- a function's diagnosis --
+
+def to_json(diagnosis: Diagnosis) -> dict[str, Any]:
+    modes = {}
+    for mode in MODES:
+        case = diagnosis.modes.get(mode)
+        modes[mode] = {"error": diagnosis.unavailable[mode]} if case is None else {
+            "runs": [run_to_dict(run) for run in case.runs],
+            # For readers of the file; recomputed from the runs on load.
+            "median_s": case.measurement.median_s, "per_call_s": diagnosis.per_call_s[mode],
+            "speedup_over_eager": ratio_to_json(diagnosis.speedups.get(mode)),
+            "break_even_calls": diagnosis.break_even_calls.get(mode)}
+    probe = diagnosis.retracing
+    placement = diagnosis.placement
+    return {
+        "kind": KIND, "target": diagnosis.target, "modes": modes,
+        "xla_over_tf_function": ratio_to_json(diagnosis.xla_over_graph), "op_count": diagnosis.op_count,
+        "compute_op_count": diagnosis.compute_op_count,
+        "retracing": None if probe is None else {
+            "first_traces": probe.first_traces, "batch_size_traces": probe.batch_size_traces,
+            "python_number_traces": probe.python_number_traces, "batch_size_unprobed": probe.batch_size_unprobed,
+            "retrace_s": probe.retrace_s, "fixes": probe.fixes},
+        "host_split": {mode: {"total_s": split.total_s, "calls": split.calls,
+                              **{f"{layer}_s": getattr(split, f"{layer}_s") for layer in HOST_LAYERS}}
+                       for mode, split in diagnosis.host_split.items()},
+        "placement": None if placement is None else {
+            "runner": placement.runner, "fitted_on": placement.fitted_on, "ops": placement.ops,
+            "elements": placement.elements, "predicted_s": placement.predicted_s, "band": placement.band,
+            "extrapolated": placement.extrapolated},
+        "skipped": diagnosis.skipped, "budget_s": diagnosis.budget_s, "elapsed_s": diagnosis.elapsed_s,
+        "tracing_s": diagnosis.tracing_s, "memory": followed_to_json(diagnosis.memory),
+        "interrupted": diagnosis.interrupted, "verdict": diagnosis.verdict,
+    }
+
+
+def from_json(data: Any, path: Path | str = UNSAVED) -> Diagnosis:
+    """A diagnosis from ``to_json``'s output (read from ``path``); otherwise a ``ResultsFileError``
+    (a ``ValueError``) naming ``path`` and the field that is wrong."""
+    reader = _reader(data, path, KIND)
+    raw_modes = reader.get(data, "modes", dict)
+    # Each mode a case, or the reason it could not run.
+    found = {mode: _mode_from_json(reader, raw_modes, mode) for mode in MODES}
+    probe = reader.get(data, "retracing", (dict, NONE))
+    placement = reader.get(data, "placement", (dict, NONE))
+    return Diagnosis(
+        target=reader.get(data, "target", str),
+        modes={mode: case for mode, case in found.items() if isinstance(case, CaseResult)},
+        op_count=reader.get(data, "op_count", (int, NONE)),
+        retracing=None if probe is None else _probe_from_json(reader, probe, "retracing."),
+        host_split={mode: _split_from_json(reader, split, f"host_split.{mode}.")
+                    for mode, split in _values(reader, data, "host_split", dict).items()},
+        placement=None if placement is None else _placement_from_json(reader, placement, "placement."),
+        skipped=_values(reader, data, "skipped", str),
+        budget_s=_seconds(reader, data, "budget_s"), elapsed_s=_seconds(reader, data, "elapsed_s"),
+        tracing_s=_seconds(reader, data, "tracing_s"), interrupted=reader.get(data, "interrupted", bool),
+        compute_op_count=_optional(reader, data, "compute_op_count", int), memory=followed_from_json(reader, data),
+        unavailable={mode: why for mode, why in found.items() if isinstance(why, str)})
+
+
+def _reader(data: Any, path: Path | str, kind: str) -> FieldReader:
+    """The reader of a diagnosis's fields, once the JSON is an object of ``kind``."""
+    reader = FieldReader(path)
+    reader.require(isinstance(data, dict), "<top level>", "must be a JSON object")
+    reader.require(data.get("kind") == kind, "kind", f"is {data.get('kind')!r}, not {kind!r}")
+    return reader
+
+
+def _mode_from_json(reader: FieldReader, modes: dict[str, Any], mode: str) -> CaseResult | str:
+    entry = reader.get(modes, mode, dict, "modes.")
+    prefix = f"modes.{mode}."
+    if "runs" not in entry:
+        return reader.get(entry, "error", str, prefix)
+    runs = reader.get(entry, "runs", list, prefix)
+    reader.require(bool(runs), prefix + "runs", "is empty: a mode that ran has at least one run")
+    return CaseResult(mode, {}, tuple(run_from_dict(reader, run, f"{prefix}runs[{index}].", stored_statistics=False)
+                                      for index, run in enumerate(runs)))
+
+
+def _probe_from_json(reader: FieldReader, probe: dict[str, Any], prefix: str) -> RetraceProbe:
+    return RetraceProbe(reader.get(probe, "first_traces", int, prefix),
+                        reader.get(probe, "batch_size_traces", (int, NONE), prefix),
+                        reader.get(probe, "python_number_traces", (int, NONE), prefix),
+                        _optional(reader, probe, "batch_size_unprobed", str, prefix),
+                        _optional(reader, probe, "retrace_s", NUMBER, prefix, float))
+
+
+def _split_from_json(reader: FieldReader, split: dict[str, Any], prefix: str) -> Breakdown:
+    return Breakdown(total_s=float(reader.get(split, "total_s", NUMBER, prefix)),
+                     calls=reader.get(split, "calls", int, prefix),
+                     **{f"{layer}_s": float(reader.get(split, f"{layer}_s", NUMBER, prefix)) for layer in HOST_LAYERS})
+
+
+def _placement_from_json(reader: FieldReader, placement: dict[str, Any], prefix: str) -> Placement:
+    return Placement(reader.get(placement, "runner", str, prefix), reader.get(placement, "fitted_on", str, prefix),
+                     reader.get(placement, "ops", int, prefix), reader.get(placement, "elements", int, prefix),
+                     _per_mode(reader, placement, "predicted_s", prefix), _per_mode(reader, placement, "band", prefix),
+                     reader.get(placement, "extrapolated", bool, prefix))
+
+
+def _per_mode(reader: FieldReader, mapping: dict[str, Any], name: str, prefix: str) -> dict[str, float]:
+    """A JSON object of positive finite numbers keyed by the three modes' names (a page divides by them)."""
+    found = _values(reader, mapping, name, NUMBER, prefix, float)
+    unknown = sorted(set(found) - set(MODES))
+    if unknown:
+        reader.require(False, f"{prefix}{name}", f"names {unknown[0]!r}, which is no mode; the modes are "
+                                                 f"{', '.join(MODES)}")
+    for mode, value in found.items():
+        reader.require(math.isfinite(value) and value > 0, f"{prefix}{name}.{mode}",
+                       f"is {value!r}; it must be a positive, finite number of seconds")
+    return found
+
+
+def _values(reader: FieldReader, mapping: dict[str, Any], name: str, types: Any, prefix: str = "",
+            convert: Callable[[Any], Any] | None = None) -> dict[str, Any]:
+    """A JSON object whose every value is of ``types`` (``convert``-ed, if given)."""
+    found = reader.get(mapping, name, dict, prefix)
+    checked = {key: reader.get(found, key, types, f"{prefix}{name}.") for key in found}
+    return {key: convert(value) for key, value in checked.items()} if convert else checked
+
+
+def _seconds(reader: FieldReader, mapping: dict[str, Any], name: str) -> float | None:
+    value = reader.get(mapping, name, (*NUMBER, NONE))
+    return None if value is None else float(value)
+
+
+def _optional(reader: FieldReader, mapping: dict[str, Any], name: str, types: Any, prefix: str = "",
+              convert: Callable[[Any], Any] | None = None) -> Any:
+    """A field files saved before it existed lack: None when missing or null."""
+    types = types if isinstance(types, tuple) else (types,)
+    value = reader.get(mapping, name, (*types, NONE), prefix) if name in mapping else None
+    return value if value is None or convert is None else convert(value)
+
+
+# -- a Keras model's diagnosis --
+
+def model_to_json(diagnosis: ModelDiagnosis) -> dict[str, Any]:
+    def call(group: str, name: str) -> dict[str, Any]:
+        # A call not measured (interrupted) has neither a measurement nor an error.
+        case = diagnosis.calls.get(name)
+        return {"name": name, "group": group, "measurement": None if case is None else run_to_dict(case.runs[0]),
+                "error": diagnosis.unavailable.get(name), "speedup": ratio_to_json(diagnosis.speedups.get(name))}
+
+    return {
+        "kind": MODEL_KIND, "model_path": diagnosis.model_path, "batch": diagnosis.batch,
+        "input_shapes": [list(shape) for shape in diagnosis.input_shapes],
+        "loss": diagnosis.loss, "optimizer": diagnosis.optimizer, "compiled_by": diagnosis.compiled_by,
+        "calls": [call(group, name) for group, names in CALLS.items() for name in names],
+        "interrupted": diagnosis.interrupted, "verdict": diagnosis.verdict,
+        "load_s": diagnosis.load_s, "first_prediction_s": diagnosis.first_prediction_s,  # the latter for readers
+        "memory": followed_to_json(diagnosis.memory),
+    }
+
+
+def model_from_json(data: Any, path: Path | str = MODEL_UNSAVED) -> ModelDiagnosis:
+    """A diagnosis from ``model_to_json``'s output (read from ``path``); otherwise a
+    ``ResultsFileError`` (a ``ValueError``) naming ``path`` and the field that is wrong."""
+    reader = _reader(data, path, MODEL_KIND)
+    batch = reader.get(data, "batch", int)
+    reader.require(batch >= 1, "batch", f"must be at least 1, found {batch}")
+    shapes = reader.get(data, "input_shapes", list)
+    reader.require(bool(shapes) and all(isinstance(shape, list) and shape and all(_whole(size) and size >= 1
+                                                                                  for size in shape)
+                                        for shape in shapes),
+                   "input_shapes", "must be a non-empty list of shapes, each a list of positive whole numbers")
+    compiled_by = reader.get(data, "compiled_by", str)
+    reader.require(compiled_by in (FROM_FILE, FROM_TFSPEEDLAB), "compiled_by",
+                   f"must be {FROM_FILE!r} or {FROM_TFSPEEDLAB!r}, found {compiled_by!r}")
+    interrupted = reader.get(data, "interrupted", bool)
+    raw_calls = reader.get(data, "calls", list)
+    calls, unavailable, names = {}, {}, []
+    for index, raw in enumerate(raw_calls):
+        name, found = _call_from_json(reader, raw, f"calls[{index}]", interrupted)
+        names.append(name)
+        if isinstance(found, CaseResult):
+            calls[name] = found
+        elif found is not None:
+            unavailable[name] = found
+    reader.require(len(set(names)) == len(names), "calls", f"names a call twice: {names}")
+    reader.require(any(name in calls for name in CALLS[PREDICT]), "calls", "holds no measured predict call")
+    # Start-up and memory came later than the calls: a report kept before has neither.
+    load_s = reader.get(data, "load_s", (float, int, NONE)) if "load_s" in data else None
+    reader.require(load_s is None or load_s > 0, "load_s", f"must be above 0 seconds, found {load_s}")
+    return ModelDiagnosis(
+        model_path=reader.get(data, "model_path", str), batch=batch,
+        input_shapes=tuple(tuple(shape) for shape in shapes), loss=reader.get(data, "loss", str),
+        optimizer=reader.get(data, "optimizer", str), compiled_by=compiled_by, calls=calls, unavailable=unavailable,
+        interrupted=interrupted, load_s=None if load_s is None else float(load_s),
+        memory=followed_from_json(reader, data))
+
+
+def _call_from_json(reader: FieldReader, raw: Any, where: str, interrupted: bool) -> tuple[str, CaseResult | str | None]:
+    """A call's name, and its case, or its error, or None where it was not measured (interrupted)."""
+    reader.require(isinstance(raw, dict), where, "must be a JSON object")
+    prefix = f"{where}."
+    group = reader.get(raw, "group", str, prefix)
+    reader.require(group in CALLS, prefix + "group", f"must be one of {list(CALLS)}, found {group!r}")
+    name = reader.get(raw, "name", str, prefix)
+    reader.require(name in CALLS[group], prefix + "name", f"must be one of {list(CALLS[group])}, found {name!r}")
+    error = reader.get(raw, "error", (str, NONE), prefix)
+    found = reader.get(raw, "measurement", (dict, NONE), prefix)
+    if found is None:
+        reader.require(error is not None or (interrupted and group == TRAINING), where,
+                       "has neither a measurement nor an error (only training calls of an interrupted run may)")
+        return name, error
+    reader.require(error is None, where, "has both a measurement and an error")
+    return name, CaseResult(name, {}, run_from_dict(reader, found, prefix + "measurement.", stored_statistics=False))
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
