@@ -87,15 +87,19 @@ def _runs(per_call_s, first_call_s, spread=0.02):
 
 
 def test_the_report_pays_back_a_costlier_first_call_and_says_when_there_is_none():
-    from tfspeedlab.diagnosis.backend_core import BackendCall, BackendDiagnosis, report, to_json
+    from tfspeedlab.core.results.schema import CaseResult
+    from tfspeedlab.diagnosis.backend_core import BackendDiagnosis, report, to_json
 
-    calls = {"train_on_batch": {"tensorflow": BackendCall("train_on_batch", "tensorflow", _runs(2e-3, 0.1)),
-                                "jax": BackendCall("train_on_batch", "jax", _runs(1e-3, 1.1))},
-             "predict": {"tensorflow": BackendCall("predict", "tensorflow", _runs(30e-3, 0.2)),
-                         "jax": BackendCall("predict", "jax", _runs(1e-3, 0.05))},
-             "model(x)": {"tensorflow": BackendCall("model(x)", "tensorflow", _runs(1e-3, 0.01)),
-                          "jax": BackendCall("model(x)", "jax", (), "RuntimeError: cannot")}}
-    found = BackendDiagnosis("m.keras", 32, ("tensorflow", "jax"), calls, {"tensorflow": False, "jax": True})
+    def case(call, backend, per_call_s, first_call_s):
+        return CaseResult(call, {"backend": backend}, _runs(per_call_s, first_call_s))
+
+    calls = {"train_on_batch": {"tensorflow": case("train_on_batch", "tensorflow", 2e-3, 0.1),
+                                "jax": case("train_on_batch", "jax", 1e-3, 1.1)},
+             "predict": {"tensorflow": case("predict", "tensorflow", 30e-3, 0.2),
+                         "jax": case("predict", "jax", 1e-3, 0.05)},
+             "model(x)": {"tensorflow": case("model(x)", "tensorflow", 1e-3, 0.01)}}
+    found = BackendDiagnosis("m.keras", 32, ("tensorflow", "jax"), calls, {("model(x)", "jax"): "RuntimeError: cannot"},
+                             {"tensorflow": False, "jax": True})
     by_call = {item.call: item for item in found.comparisons()}
     # 1 s more on the first call, 1 ms saved per call: paid back after about a thousand calls.
     assert 900 <= by_call["train_on_batch"].pays_back_after <= 1100

@@ -9,12 +9,11 @@ of a full run do.
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
 from tfspeedlab.core import wording
-from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.results.schema import CaseResult
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.stats.cost_model import break_even
 from tfspeedlab.core.units import format_time
@@ -23,24 +22,6 @@ from tfspeedlab.diagnosis.report import Report
 
 # The guide's page that explains the report.
 LINKS = (("keras-backends.md", "Which Keras backend is fastest?"),)
-
-
-@dataclass(frozen=True)
-class BackendCall:
-    """One call (``predict``, ``model(x)``, ``train_on_batch``) on one backend: its runs, or why it could not run."""
-
-    call: str
-    backend: str
-    runs: tuple[Measurement, ...] = ()
-    error: str | None = None
-
-    @property
-    def per_call_s(self) -> float:
-        return intervals.estimate_s(list(self.runs))
-
-    @property
-    def first_call_s(self) -> float:
-        return statistics.median(run.first_call_s for run in self.runs)
 
 
 @dataclass(frozen=True)
@@ -58,7 +39,11 @@ class BackendDiagnosis:
     target: str
     batch: int
     backends: tuple[str, ...]  # the first is the reference
-    calls: dict[str, dict[str, BackendCall]]  # call → backend → its measurement
+    # Each call (``predict``, ``model(x)``, ``train_on_batch``) → each backend it ran on → its case,
+    # one run per process.
+    calls: dict[str, dict[str, CaseResult]]
+    # (call, backend) → why the call could not run on that backend.
+    unavailable: dict[tuple[str, str], str] = field(default_factory=dict)
     jit_compile: dict[str, bool] = field(default_factory=dict)  # what "auto" resolved to, per backend
     interrupted: bool = False
 
@@ -70,20 +55,21 @@ class BackendDiagnosis:
         found = []
         for call, by_backend in self.calls.items():
             reference = by_backend.get(self.reference)
-            if reference is None or not reference.runs:
+            if reference is None:
                 continue
             for backend in self.backends[1:]:
                 other = by_backend.get(backend)
-                if other is None or not other.runs:
+                if other is None:
                     continue
-                speedup = intervals.ratio(list(reference.runs), list(other.runs))
+                speedup = intervals.ratio(reference, other)
+                first_calls_s = reference.measurement.first_call_s, other.measurement.first_call_s
                 if not speedup.above_one:
                     after = None
-                elif other.first_call_s <= reference.first_call_s:
+                elif first_calls_s[1] <= first_calls_s[0]:
                     after = 0.0  # nothing to pay back: its first call was no costlier
                 else:
-                    after = break_even(reference.per_call_s, reference.first_call_s, other.per_call_s,
-                                       other.first_call_s)
+                    after = break_even(intervals.estimate_s(reference), first_calls_s[0], intervals.estimate_s(other),
+                                       first_calls_s[1])
                 found.append(Comparison(call, backend, speedup, after))
         return found
 
@@ -113,7 +99,7 @@ def _calls(count: float | None) -> str:
 
 def report(diagnosis: BackendDiagnosis) -> Report:
     """The report, within 80 columns: the verdict a line per call."""
-    processes = max((len(found.runs) for by_backend in diagnosis.calls.values() for found in by_backend.values()),
+    processes = max((len(case.runs) for by_backend in diagnosis.calls.values() for case in by_backend.values()),
                     default=0)
     lines = [f"tfspeedlab diagnose {diagnosis.target} --backends {','.join(diagnosis.backends)} "
              f"--batch {diagnosis.batch}",
@@ -127,16 +113,14 @@ def report(diagnosis: BackendDiagnosis) -> Report:
     table = [header, "-" * len(header)]
     for call, by_backend in diagnosis.calls.items():
         for backend in diagnosis.backends:
-            found = by_backend.get(backend)
-            if found is None:
-                continue
-            if found.error is not None:
-                table.append(f"{call:<15}{backend:<11}could not run: {found.error}"[:80])
+            if backend not in by_backend:
+                if (call, backend) in diagnosis.unavailable:
+                    table.append(f"{call:<15}{backend:<11}could not run: {diagnosis.unavailable[call, backend]}"[:80])
                 continue
             compared = comparisons.get((call, backend))
             against = "—" if compared is None else wording.page_speedup(compared.speedup)
-            table.append(f"{call:<15}{backend:<11}{format_time(found.per_call_s):>9}"
-                         f"{format_time(found.first_call_s):>11}  {against}")
+            table.append(f"{call:<15}{backend:<11}{format_time(intervals.estimate_s(by_backend[backend])):>9}"
+                         f"{format_time(by_backend[backend].measurement.first_call_s):>11}  {against}")
             if compared is not None and compared.pays_back_after:
                 table.append(f"{'':<26}first call paid back after {_calls(compared.pays_back_after)}")
     interrupted = "\nInterrupted: the backends not yet measured are missing." if diagnosis.interrupted else ""
@@ -144,6 +128,15 @@ def report(diagnosis: BackendDiagnosis) -> Report:
 
 
 def to_json(diagnosis: BackendDiagnosis) -> dict[str, Any]:
+    def outcome(call: str, backend: str) -> dict[str, Any] | None:
+        """The call's times on the backend, or its error; None where it was not measured there."""
+        case = diagnosis.calls[call].get(backend)
+        if case is None:
+            error = diagnosis.unavailable.get((call, backend))
+            return None if error is None else {"error": error}
+        return {"per_call_s": intervals.estimate_s(case), "first_call_s": case.measurement.first_call_s,
+                "samples_s": [list(run.samples_s) for run in case.runs]}
+
     return {
         "kind": "keras backends",
         "target": diagnosis.target,
@@ -151,11 +144,8 @@ def to_json(diagnosis: BackendDiagnosis) -> dict[str, Any]:
         "backends": list(diagnosis.backends),
         "jit_compile": dict(diagnosis.jit_compile),
         "interrupted": diagnosis.interrupted,
-        "calls": {call: {backend: ({"error": found.error} if found.error is not None else
-                                   {"per_call_s": found.per_call_s, "first_call_s": found.first_call_s,
-                                    "samples_s": [list(run.samples_s) for run in found.runs]})
-                         for backend, found in by_backend.items()}
-                  for call, by_backend in diagnosis.calls.items()},
+        "calls": {call: {backend: found for backend in diagnosis.backends if (found := outcome(call, backend))}
+                  for call in diagnosis.calls},
         "comparisons": [{"call": found.call, "backend": found.backend, "speedup": found.speedup.value,
                          "low": found.speedup.low, "high": found.speedup.high,
                          "pays_back_after": found.pays_back_after} for found in diagnosis.comparisons()],

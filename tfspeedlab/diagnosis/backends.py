@@ -15,8 +15,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from tfspeedlab.core.results.schema import FieldReader, run_from_dict
-from tfspeedlab.diagnosis.backend_core import BackendCall, BackendDiagnosis
+from tfspeedlab.core.results.schema import CaseResult, FieldReader, run_from_dict
+from tfspeedlab.diagnosis.backend_core import BackendDiagnosis
 from tfspeedlab.diagnosis.backend_probe import CALLS
 from tfspeedlab.diagnosis.targets import TargetError
 from tfspeedlab.harness.exits import EXIT_INTERRUPTED, EXIT_OK, UsageError
@@ -67,15 +67,17 @@ def diagnose_backends(path: Path, backends: tuple[str, ...], batch: int, budget_
                             runs[call][backend].append(run_from_dict(reader, outcome["run"], f"{call}."))
         except KeyboardInterrupt:
             interrupted = True
-    calls = {call: {backend: BackendCall(call, backend, tuple(found), errors.get((call, backend)) if not found else None)
-                    for backend, found in by_backend.items() if found or (call, backend) in errors}
+    calls = {call: {backend: CaseResult(call, {"backend": backend}, tuple(found)) for backend, found in by_backend.items()
+                    if found}
              for call, by_backend in runs.items()}
-    if not any(found.runs for by_backend in calls.values() for found in by_backend.values()):
+    # A call that ran in one process of a backend and failed in another is compared on the runs it has.
+    unavailable = {(call, backend): error for (call, backend), error in errors.items() if backend not in calls[call]}
+    if not any(calls.values()):
         if interrupted:
             raise KeyboardInterrupt
         raise TargetError(f"{path}: no call could run on any backend: " +
                           "; ".join(f"{backend} {call}: {error}" for (call, backend), error in errors.items()))
-    return BackendDiagnosis(str(path), batch, backends, calls, jit, interrupted)
+    return BackendDiagnosis(str(path), batch, backends, calls, unavailable, jit, interrupted)
 
 
 def _probe(path: Path, backend: str, batch: int, budget_s: float, out: Path) -> dict:
