@@ -1,18 +1,20 @@
 """What a function's diagnosis says, in words: the verdict, the fixes for the retracing traps the
 probe found, what the cost model's ratio means, and the guide's pages that explain it.
 
-Every word is carried by an interval (``wording``). The functions read a ``Diagnosis``
-(``tfspeedlab.diagnosis.function_core``) by its fields alone: that module words its verdict, links
-and fixes through this one, so this one does not import it back.
+Every word is carried by an interval (``wording``). ``function_core`` words a ``Diagnosis``'s
+verdict, links and fixes through this module, so this one names its types for annotations only.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tfspeedlab.core.stats.materiality import MATERIAL_SPEEDUP, material
 from tfspeedlab.core.units import format_ratio, format_time
 from tfspeedlab.core.wording import NO_GROWTH_BYTES_PER_CALL, Verdict, format_growth, format_speedup
+
+if TYPE_CHECKING:
+    from tfspeedlab.diagnosis.function_core import Diagnosis, Placement, RetraceProbe
 
 # The fixes for the two retracing traps the probe looks for.
 NUMBER_FIX = "Pass the numbers as tensors (tf.constant) instead of Python floats or ints."
@@ -26,12 +28,12 @@ PAGES = {"overhead": ("small-ops.md", "Many small ops"), "kernel": ("matmul.md",
          "memory": ("memory-startup.md", "Does TensorFlow leak memory? How long does it take to start?")}
 
 
-def fixes(probe: Any) -> list[str]:
+def fixes(probe: RetraceProbe) -> list[str]:
     """The fix for each trap a ``RetraceProbe`` found, as the verdict words it."""
     return ([NUMBER_FIX] if probe.python_number_traces else []) + ([BATCH_FIX] if probe.batch_size_traces else [])
 
 
-def placement_reading(placement: Any, ratio: float | None) -> str:
+def placement_reading(placement: Placement, ratio: float | None) -> str:
     """What the eager ratio (measured ÷ the cost model's prediction, None where eager did not run)
     says of a ``Placement``: the model counts issuing ops and elementwise arithmetic, so a function
     far above it spends its time in heavier kernels."""
@@ -51,12 +53,12 @@ def placement_reading(placement: Any, ratio: float | None) -> str:
             f"({ratio:.3g}× the model's prediction): its time is the cost of issuing ops")
 
 
-def graph_helps(diagnosis: Any) -> bool:
+def graph_helps(diagnosis: Diagnosis) -> bool:
     graph = diagnosis.speedups.get("tf.function")
     return graph is not None and material(graph) is Verdict.FASTER
 
 
-def verdict(diagnosis: Any) -> str:
+def verdict(diagnosis: Diagnosis) -> str:
     """What to do, in plain words, from the intervals: never a word the interval does not carry."""
     if "eager" not in diagnosis.modes:
         return "Nothing was timed (interrupted before the first timed block)."
@@ -110,7 +112,7 @@ def verdict(diagnosis: Any) -> str:
     return " ".join(lines)
 
 
-def _retracing_first(diagnosis: Any) -> str:
+def _retracing_first(diagnosis: Diagnosis) -> str:
     probe = diagnosis.retracing
     sentence = (f"Fix the retracing first: every new Python number it is given traces it again "
                 f"({probe.python_number_traces} traces for two new values)")
@@ -120,7 +122,7 @@ def _retracing_first(diagnosis: Any) -> str:
     return f"{sentence}. {NUMBER_FIX}"
 
 
-def topics(diagnosis: Any) -> list[str]:
+def topics(diagnosis: Diagnosis) -> list[str]:
     graph = diagnosis.speedups.get("tf.function")
     found = []
     if graph is not None:
@@ -137,6 +139,6 @@ def topics(diagnosis: Any) -> list[str]:
     return found
 
 
-def links(diagnosis: Any) -> list[tuple[str, str]]:
+def links(diagnosis: Diagnosis) -> list[tuple[str, str]]:
     """The guide's pages that explain a diagnosis, as (page, title)."""
     return [PAGES[topic] for topic in topics(diagnosis)]
