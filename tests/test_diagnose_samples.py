@@ -2,6 +2,7 @@
 full runs of the same functions say, on the same machine; they reach the page as the terminal
 printed them; a malformed or misnamed file stops the build, naming it."""
 
+import html
 import json
 from pathlib import Path
 
@@ -66,6 +67,16 @@ def test_the_page_shows_each_report_as_the_terminal_printed_it(committed_site):
         assert sample.diagnosis.target.split(" --inputs")[0] in page
     assert page.count(">Verdict<") == 3
     assert "not measured in this build" not in page
+
+
+def test_one_report_is_the_terminal_text_the_markdown_file_and_the_html_page():
+    report = function_report(COMMITTED.reports["small_ops"].diagnosis)
+    assert report.text() == f"{report.body}\n\nVerdict: {report.verdict}"
+    markdown = report.markdown()
+    assert f"```text\n{report.body}\n```" in markdown and f"**Verdict.** {report.verdict}\n" in markdown
+    assert "(https://tfspeedlab.github.io/tfspeedlab/small-ops/)" in markdown
+    page = report.html()
+    assert f"<pre>{html.escape(report.body)}</pre>" in page and html.escape(report.verdict) in page
 
 
 def test_a_build_without_diagnoses_says_not_yet_measured(quick_site):

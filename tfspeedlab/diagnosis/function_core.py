@@ -10,9 +10,8 @@ break-evens from the runs, and pools the diagnoses of several processes (each mo
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, reduce
 from typing import Any
 
 from tfspeedlab.core.profiling.trace import Breakdown
@@ -180,7 +179,7 @@ def pool(diagnoses: list[Diagnosis]) -> Diagnosis:
     for found in diagnoses:
         for mode, why in found.unavailable.items():
             unavailable.setdefault(mode, why)
-    modes = {mode: functools.reduce(pooled_case, [found.modes[mode] for found in diagnoses])
+    modes = {mode: reduce(pooled_case, [found.modes[mode] for found in diagnoses])
              for mode in MODES if mode not in unavailable}
     return Diagnosis(first.target, modes, first.op_count, retracing, host_split, first.placement,
                      skipped, budget_s=_total(d.budget_s for d in diagnoses),
