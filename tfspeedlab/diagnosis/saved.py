@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from tfspeedlab.core.results.pool import PoolError, pooled_environment
-from tfspeedlab.core.results.schema import RUNNERS, ResultsFileError
+from tfspeedlab.core.results.schema import RUNNERS, FieldReader, ResultsFileError
 from tfspeedlab.core.results.store import read_json
 from tfspeedlab.diagnosis.codec import from_json, to_json
 from tfspeedlab.diagnosis.function_core import Diagnosis, pool
@@ -19,8 +19,8 @@ from tfspeedlab.diagnosis.function_core import Diagnosis, pool
 DIAGNOSIS_DIR = "diagnose"
 # A sample's file name becomes part of a page and names a path: nothing but these characters.
 SAMPLE_NAME = re.compile(r"[a-z0-9_]{1,64}")
-# What a saved diagnosis's environment must hold for a page to say where it was measured.
-ENVIRONMENT_FIELDS = frozenset({"cpu_model", "logical_cores", "gpus", "tensorflow", "utc_time"})
+# What a saved diagnosis's environment must hold for a page to say where it was measured, of these types.
+ENVIRONMENT_FIELDS = {"cpu_model": str, "logical_cores": int, "gpus": list, "tensorflow": str, "utc_time": str}
 
 
 class DiagnosisFileError(ValueError):
@@ -36,37 +36,23 @@ class SavedDiagnosis:
 def load(path: Path) -> SavedDiagnosis:
     data = read_json(path)
     try:
-        diagnosis = from_json(data, path)
+        return SavedDiagnosis(from_json(data, path), _environment(data, path))
     except ResultsFileError as error:  # it names the file and the field
         raise DiagnosisFileError(str(error)) from None
+
+
+def _environment(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The environment's fields a page shows, checked as a results file's are."""
     environment = data.get("environment")
-    if not isinstance(environment, dict) or not ENVIRONMENT_FIELDS <= environment.keys():
+    if not isinstance(environment, dict) or not ENVIRONMENT_FIELDS.keys() <= environment.keys():
         raise DiagnosisFileError(f"{path}: no environment record (save it with tfspeedlab diagnose --save)")
-    _check_environment(path, environment)
-    return SavedDiagnosis(diagnosis, environment)
-
-
-def _check_environment(path: Path, environment: Mapping[str, Any]) -> None:
-    """The fields a page shows, of the types the environment table reads (else DiagnosisFileError)."""
-    gpus = environment["gpus"]
-    if not isinstance(gpus, list) or not all(isinstance(gpu, dict) for gpu in gpus):
-        raise DiagnosisFileError(f"{path}: environment.gpus must be a list of GPU records (objects), "
-                                 f"found {json_kind(gpus)}")
-    for name in ("cpu_model", "tensorflow", "utc_time"):
-        if not isinstance(environment[name], str):
-            raise DiagnosisFileError(f"{path}: environment.{name} must be a string, found {json_kind(environment[name])}")
-    cores = environment["logical_cores"]
-    if not isinstance(cores, int) or isinstance(cores, bool) or cores < 1:
-        raise DiagnosisFileError(f"{path}: environment.logical_cores must be a whole number of at least 1, "
-                                 f"found {cores!r}"[:300])
-
-
-def json_kind(value: Any) -> str:
-    """What a JSON value is, in a few words (a list of strings, an object …), for an error."""
-    if isinstance(value, list):
-        kinds = sorted({type(item).__name__ for item in value})
-        return f"a list of {', '.join(kinds)}" if kinds else "an empty list"
-    return f"a {type(value).__name__}"
+    reader = FieldReader(path)
+    for name, types in ENVIRONMENT_FIELDS.items():
+        reader.get(environment, name, types, "environment.")
+    reader.require(all(isinstance(gpu, dict) for gpu in environment["gpus"]), "environment.gpus",
+                   "must be a list of JSON objects, one per GPU")
+    reader.require(environment["logical_cores"] >= 1, "environment.logical_cores", "must be at least 1")
+    return environment
 
 
 def sample_files(root: Path, runner: str) -> list[Path]:
