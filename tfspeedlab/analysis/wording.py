@@ -222,8 +222,15 @@ def across_cpu_span(speedups: list[tuple[str, Ratio]]) -> str:
     """``across_cpu_models``, short enough for an answer box where the models' verdicts differ: its two
     ends in the fewest words, ``inconclusive here to 2.37× faster on 4 CPU models`` (a table beside it
     gives each model's interval); ``across_cpu_models``' own phrase where they agree, where one model
-    is clearly slower and another clearly faster, or where one was timed in a single process."""
+    is clearly slower and another clearly faster, or where one was timed in a single process. Where
+    every model reads inconclusive, or every one the same, it says so of each: ``inconclusive on each
+    of 4 CPU models``, ``the same within 6% on each of 4 CPU models`` (the widest reach)."""
     words = {page_verdict(found) for _, found in speedups}
+    if len(speedups) >= 2 and words == {Verdict.INCONCLUSIVE}:
+        return f"inconclusive on each of {len(speedups)} CPU models"
+    if len(speedups) >= 2 and words == {Verdict.SAME}:
+        widest = max(same_within_percent(found.low, found.high) for _, found in speedups)
+        return f"the same within {widest}% on each of {len(speedups)} CPU models"
     if len(speedups) < 2 or len(words) < 2 or {Verdict.FASTER, Verdict.SLOWER} <= words or None in words:
         return across_cpu_models(speedups)
 

@@ -13,22 +13,33 @@ from tfspeedlab.units import format_ratio, format_time
 
 
 
+# The most modes one trend table shows: with the release and Keras columns, a phone's width holds three.
+TREND_COLUMNS = 3
+
+
 def trend_table(history: list[ReleaseResults], example: str, workload: str) -> Markdown:
     """Releases × modes (a column per mode keeps the table narrow): each cell the time per call,
-    the 10th percentile of all blocks; the last row each mode's newest release against its oldest."""
-    return times_table(history, example, {trends.mode_label(history, example, label, mode): label
-                                          for mode, label in trends.workload_groups(history, example)[workload].items()})
+    the 10th percentile of all blocks; the last row each mode's newest release against its oldest.
+    A workload of more than ``TREND_COLUMNS`` modes gets a table per ``TREND_COLUMNS``, in its order,
+    and each table's times come right after the release, the Keras version last: a phone shows the
+    times and scrolls to the version."""
+    labels = [(trends.mode_label(history, example, label, mode), label)
+              for mode, label in trends.workload_groups(history, example)[workload].items()]
+    return Markdown("\n\n".join(times_table(history, example, dict(labels[start:start + TREND_COLUMNS]),
+                                             keras_last=True)
+                                 for start in range(0, len(labels), TREND_COLUMNS)))
 
 
-def times_table(history: list[ReleaseResults], example: str, labels: dict[str, str]) -> Markdown:
+def times_table(history: list[ReleaseResults], example: str, labels: dict[str, str], keras_last: bool = False) -> Markdown:
     """Releases × columns (each a case, ``labels``: column → case label): each cell the case's time per
-    call on that release; the last row each column's newest release against its oldest."""
+    call on that release; the last row each column's newest release against its oldest. The Keras
+    version each release installed is the second column, or the last (``keras_last``)."""
     releases = [item.release for item in history]
     series = {mode: dict(trends.measured(history, example, label)) for mode, label in labels.items()}
     keras = {item.release: (item.environment or {}).get("keras") for item in history}
-    rows = [[release.name, code(keras[release]) if keras[release] else "—",
-             *(format_time(intervals.estimate_s(measured[release])) if release in measured else "—"
-               for measured in series.values())]
+    rows = [[release.name, *(format_time(intervals.estimate_s(measured[release])) if release in measured else "—"
+                             for measured in series.values()),
+             code(keras[release]) if keras[release] else "—"]
             for release in releases]
     changes = []
     for mode, measured in series.items():
@@ -42,7 +53,10 @@ def times_table(history: list[ReleaseResults], example: str, labels: dict[str, s
         except trends.DifferentMachines:
             changes.append("not compared (different CPUs)")
     span = f"{releases[-1].name} vs {releases[0].name}" if releases else "change"
-    return table(["Release", "Keras", *series], [*rows, [span, "", *changes]])
+    header, body = ["Release", *series, "Keras"], [*rows, [span, *changes, ""]]
+    if not keras_last:  # the Keras version second
+        header, body = [header[0], header[-1], *header[1:-1]], [[row[0], row[-1], *row[1:-1]] for row in body]
+    return table(header, body)
 
 
 def changes_table(history: list[ReleaseResults], example: str) -> Markdown:
@@ -50,10 +64,11 @@ def changes_table(history: list[ReleaseResults], example: str) -> Markdown:
     if not steps:
         return Markdown(italic(f"No case changed by {format_ratio(trends.MATERIAL_CHANGE)} or more, with its interval "
                                "clear of 1, between consecutive releases."))
-    rows = [[step.case, f"{step.before.name} → {step.after.name}", format_time(step.old_s), format_time(step.new_s),
-             format_change(step.change)] for step in steps]
-    return table(["Case", "Releases", "Before", "After", "Change [95% interval]"], rows,
-                 [LEFT, LEFT, "--:", "--:", LEFT])
+    # The change, what the table answers, comes right after the case, and the two times share a cell:
+    # five columns ran past a phone's width and cut the change off.
+    rows = [[step.case, format_change(step.change), f"{step.before.name} → {step.after.name}",
+             f"{format_time(step.old_s)} → {format_time(step.new_s)}"] for step in steps]
+    return table(["Case", "Change [95% interval]", "Releases", "Time per call"], rows, [LEFT, LEFT, LEFT, "--:"])
 
 
 def environments_table(history: list[ReleaseResults], example: str) -> Markdown:
@@ -74,8 +89,11 @@ def environments_table(history: list[ReleaseResults], example: str) -> Markdown:
         rows.append([item.release.name, *(code(record[name]) if record.get(name) else "—" for name in
                                           ("tensorflow", "keras", "tf_keras", "numpy")),
                      (record.get("resolved_at") or "—")[:10], measured, outcome])
-    return table(["Release", "TensorFlow", "Keras", "tf-keras", "NumPy", "Packages as of", "Measured", "Outcome"],
-                 rows, [LEFT] * 8)
+    # Two tables, the versions and then the run, each narrow enough for a phone: as one, eight
+    # columns ran off its screen.
+    installed = table(["Release", "TensorFlow", "Keras", "tf-keras", "NumPy"], [row[:5] for row in rows], [LEFT] * 5)
+    ran = table(["Release", "Packages as of", "Measured", "Outcome"], [[row[0], *row[5:]] for row in rows], [LEFT] * 4)
+    return Markdown(f"{installed}\n\n{ran}")
 
 
 def sittings_table(history: list[ReleaseResults], example: str) -> Markdown:

@@ -185,10 +185,11 @@ def process_runs_table(results: ResultsFile) -> Markdown:
         times = [Timing((run,)).per_call_s for run in case.runs]
         unit = select_unit(max(times))  # "0.849 ms · 1.02 ms", not "849 µs · 1018 µs"
         spread = (max(times) - min(times)) / case.measurement.per_call_s
-        body.append([case.label, str(len(times)), " · ".join(format_time(t, unit) for t in times),
+        # No column counts the processes: the times list one each, and a phone's width holds three columns.
+        body.append([case.label, " · ".join(format_time(t, unit) for t in times),
                      f"{spread:.0%}" if len(times) > 1 else "one process"])
-    return table(["Case", "Processes", "Time per call in each process, in the order run", "Spread between processes"],
-                 body, [LEFT, RIGHT, RIGHT, RIGHT])
+    return table(["Case", "Time per call in each process, in the order run", "Spread between processes"],
+                 body, [LEFT, RIGHT, RIGHT])
 
 
 def dispatch_table(results: ResultsFile) -> Markdown:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from tfspeedlab.analysis import cost_model, dispatch, intervals, line_fit, op_layers, wording
+from tfspeedlab.analysis import cost_model, dispatch, intervals, line_fit, op_layers, summary, wording
 from tfspeedlab.analysis.xla import xla_pairs
 from tfspeedlab.results.cpu import same_cpu
 from tfspeedlab.results.schema import NotInResults
@@ -81,6 +81,25 @@ directive("speedup", "How many times faster FASTER is than SLOWER, e.g. ``10.1×
 directive("interval", "The 95% interval of ``{{ ratio NAME A B }}``: ``9.8–10.4×``.")(_ratio_of(wording.format_interval))
 directive("factor", "FASTER against SLOWER in the four verdicts: ``10.8× faster [9.78–12.0×]``, ``2.24× slower "
                     "[2.11–2.47×]``, ``the same within 4%`` or ``inconclusive here (1.25× slower to 1.30× faster)``.")(_speedup_of(wording.page_speedup))
+
+
+@directive("time_saved", "What FASTER saves per call over SLOWER: SLOWER's time less FASTER's, with its 95% "
+                         "interval over both cases' resampled processes: ``1.31 ms [1.02–1.63 ms]``, or ``too small "
+                         "to measure here``.")
+def time_saved(context: Context, example: str, slower: str, faster: str, *, runner: Runner = "cpu") -> str:
+    results = context.lookup(example, runner)
+    return wording.time_with_interval(intervals.difference(results.case(slower), results.case(faster)))
+
+
+@directive("case_speedup", "One case's cell of its results table's speed-up column: ``1× (baseline)``, its speed-up "
+                           "over the file's baseline in the four verdicts, or ``did not train: no speed-up`` where "
+                           "its weights stayed put, for a table a page lays out itself.")
+def case_speedup(context: Context, example: str, case: str, *, runner: Runner = "cpu") -> str:
+    results = context.lookup(example, runner)
+    for row in summary.rows(results):
+        if row.case == case:
+            return row.speedup
+    raise DirectiveError(f"{example} has no case {case!r}; cases: {', '.join(found.label for found in results.cases)}")
 
 
 @directive("agreement", "The same workload in two results files, this one's time against the other's: "
