@@ -8,7 +8,7 @@ from tfspeedlab.analysis import intervals, memory_growth
 from tfspeedlab.analysis.wording import NO_VERDICT_CELL, change_cell, format_change, growth_cell, time_change
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import NotInResults
-from tfspeedlab.site.markdown import LEFT, Markdown, code, italic, table
+from tfspeedlab.site.markdown import LEFT, Markdown, code, italic, join, table
 from tfspeedlab.units import format_ratio, format_time
 
 
@@ -21,25 +21,25 @@ def trend_table(history: list[ReleaseResults], example: str, workload: str) -> M
     """Releases × modes (a column per mode keeps the table narrow): each cell the time per call,
     the 10th percentile of all blocks; the last row each mode's newest release against its oldest.
     A workload of more than ``TREND_COLUMNS`` modes gets a table per ``TREND_COLUMNS``, in its order,
-    and each table's times come right after the release, the Keras version last: a phone shows the
-    times and scrolls to the version."""
+    and the Keras version sits below the release in its cell: a phone shows every column."""
     labels = [(trends.mode_label(history, example, label, mode), label)
               for mode, label in trends.workload_groups(history, example)[workload].items()]
     return Markdown("\n\n".join(times_table(history, example, dict(labels[start:start + TREND_COLUMNS]),
-                                             keras_last=True)
+                                             keras_with_release=True)
                                  for start in range(0, len(labels), TREND_COLUMNS)))
 
 
-def times_table(history: list[ReleaseResults], example: str, labels: dict[str, str], keras_last: bool = False) -> Markdown:
+def times_table(history: list[ReleaseResults], example: str, labels: dict[str, str],
+                keras_with_release: bool = False) -> Markdown:
     """Releases × columns (each a case, ``labels``: column → case label): each cell the case's time per
     call on that release; the last row each column's newest release against its oldest. The Keras
-    version each release installed is the second column, or the last (``keras_last``)."""
+    version each release installed is the second column, or in the release's cell (``keras_with_release``)."""
     releases = [item.release for item in history]
     series = {mode: dict(trends.measured(history, example, label)) for mode, label in labels.items()}
     keras = {item.release: (item.environment or {}).get("keras") for item in history}
-    rows = [[release.name, *(format_time(intervals.estimate_s(measured[release])) if release in measured else "—"
-                             for measured in series.values()),
-             code(keras[release]) if keras[release] else "—"]
+    rows = [[release.name, code(keras[release]) if keras[release] else "—",
+             *(format_time(intervals.estimate_s(measured[release])) if release in measured else "—"
+               for measured in series.values())]
             for release in releases]
     changes = []
     for mode, measured in series.items():
@@ -53,10 +53,11 @@ def times_table(history: list[ReleaseResults], example: str, labels: dict[str, s
         except trends.DifferentMachines:
             changes.append("not compared (different CPUs)")
     span = f"{releases[-1].name} vs {releases[0].name}" if releases else "change"
-    header, body = ["Release", *series, "Keras"], [*rows, [span, *changes, ""]]
-    if not keras_last:  # the Keras version second
-        header, body = [header[0], header[-1], *header[1:-1]], [[row[0], row[-1], *row[1:-1]] for row in body]
-    return table(header, body)
+    if keras_with_release:  # one column fewer: the version on a line of its own below the release
+        return table([Markdown("Release<br>Keras"), *series],
+                     [*([join(release, Markdown("<br>"), version), *times] for release, version, *times in rows),
+                      [span, *changes]])
+    return table(["Release", "Keras", *series], [*rows, [span, "", *changes]])
 
 
 def changes_table(history: list[ReleaseResults], example: str) -> Markdown:
@@ -91,7 +92,10 @@ def environments_table(history: list[ReleaseResults], example: str) -> Markdown:
                      (record.get("resolved_at") or "—")[:10], measured, outcome])
     # Two tables, the versions and then the run, each narrow enough for a phone: as one, eight
     # columns ran off its screen.
-    installed = table(["Release", "TensorFlow", "Keras", "tf-keras", "NumPy"], [row[:5] for row in rows], [LEFT] * 5)
+    # The release is its TensorFlow's major and minor version: that column names the row where it holds one.
+    installed = table(["TensorFlow", "Keras", "tf-keras", "NumPy"],
+                      [[row[1] if row[1] != "—" else f"{row[0]}: none installed", *row[2:5]] for row in rows],
+                      [LEFT] * 4)
     ran = table(["Release", "Packages as of", "Measured", "Outcome"], [[row[0], *row[5:]] for row in rows], [LEFT] * 4)
     return Markdown(f"{installed}\n\n{ran}")
 

@@ -171,10 +171,11 @@ def memory_table(results: ResultsFile) -> Markdown:
 
 def training_check_table(results: ResultsFile) -> Markdown:
     """Loss before and after timing and the largest weight change: proof that each step trained."""
-    body = [[case.label, f"{case.metrics['loss_start']:.4g}", f"{case.metrics['loss_end']:.4g}",
+    body = [[case.label, f"{case.metrics['loss_start']:.4g} → {case.metrics['loss_end']:.4g}",
              f"{case.metrics['weight_change']:.3g}"] for case in results.cases]
-    # Each case trains for as many steps as its timing took: "after timing", not after N steps.
-    return table(["Case", "Loss before", "Loss after timing", "Largest weight change"], body)
+    # Each case trains for as many steps as its timing took: "after timing", not after N steps. The
+    # two losses share a column, so that the table fits a phone.
+    return table(["Case", "Loss before → after timing", "Largest weight change"], body)
 
 
 def process_runs_table(results: ResultsFile) -> Markdown:
