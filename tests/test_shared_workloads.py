@@ -141,8 +141,12 @@ def test_a_span_over_cpu_models_groups_them_by_verdict_in_its_own_words():
     loss = Ratio(0.5, 0.4, 0.6, processes=3)
     assert wording.across_cpu_span([("A", loss), ("B", wins[1][1])]) == \
         "2.37×\u00a0faster [1.99–2.81×] on B; 2.00×\u00a0slower [1.67–2.50×] on A"
-    # Where they agree: across_cpu_models' range.
+    # Where they agree: across_cpu_models' range, or of every model inconclusive or the same, one phrase.
     assert wording.across_cpu_span(wins) == "1.71× to 2.37×\u00a0faster on 3 CPU models"
+    assert wording.across_cpu_span([("A", unclear), ("B", unclear)]) == "inconclusive on each of 2 CPU models"
+    wider = Ratio(1.0, 0.95, 1.06, processes=3)
+    assert wording.across_cpu_span([("A", same), ("B", wider)]) == \
+        f"the same within {wording.same_within_percent(0.95, 1.06)}% on each of 2 CPU models"
 
 
 def test_a_verdict_over_cpu_models_is_its_word_alone_only_where_every_model_says_it():

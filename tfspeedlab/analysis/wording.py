@@ -242,9 +242,15 @@ def across_cpu_span(speedups: list[tuple[str, Ratio]]) -> str:
     """``across_cpu_models``, short enough for an answer box where the models' verdicts differ: the
     models grouped by verdict, each group in its own verdict's words, the clear ones first (a table
     beside it gives each model's interval): ``1.71× to 2.37× faster on 3 CPU models; inconclusive
-    here on AMD EPYC 25/1``. A group of one model names it; ``across_cpu_models``' own phrase where
-    the verdicts agree, or where one model was timed in a single process."""
+    here on AMD EPYC 25/1``. A group of one model names it. Where every model reads inconclusive, or
+    every one the same, it says so of each: ``inconclusive on each of 4 CPU models``, ``the same
+    within 6% on each of 4 CPU models`` (the widest reach); ``across_cpu_models``' own phrase where
+    every model's verdict is the same clear one, or where one model was timed in a single process."""
     words = {page_verdict(found) for _, found in speedups}
+    if len(speedups) >= 2 and words == {Verdict.INCONCLUSIVE}:
+        return f"inconclusive on each of {len(speedups)} CPU models"
+    if len(speedups) >= 2 and words == {Verdict.SAME}:
+        return f"{_group_phrase(Verdict.SAME, speedups).rsplit(' on ', 1)[0]} on each of {len(speedups)} CPU models"
     if len(speedups) < 2 or len(words) < 2 or None in words:
         return across_cpu_models(speedups)
     groups: dict[Verdict, list[tuple[str, Ratio]]] = {}
