@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from tfspeedlab.analysis import cost_model, dispatch, intervals, line_fit, op_layers, summary, wording
+from tfspeedlab.analysis import cost_model, dispatch, intervals, line_fit, op_layers, summary, sweeps, wording
 from tfspeedlab.analysis.xla import xla_pairs
 from tfspeedlab.results.cpu import same_cpu
 from tfspeedlab.results.schema import NotInResults
@@ -264,6 +264,20 @@ def fitted(context: Context, example: str, part: str, row: str, figure: Literal[
 
 ModelFigure = Literal["fitted_worst", "fitted_median", "held_out_worst", "held_out_median", "split_elements",
                       "break_even_10x10"]
+
+
+@directive("break_even_agreement", "Whether the cost model's break-even on the op-count sweep's 10 × 10 tensors lies "
+                                   "inside the 95% interval of the sweep's own line fit: ``inside the lines' 95% "
+                                   "interval, so the two agree``; outside it, that the break-even is the span "
+                                   "between the two.")
+def break_even_agreement(context: Context, *, runner: Runner = "cpu") -> str:
+    if runner not in context.models:
+        raise DirectiveError(f"no cost model for {runner!r}: it needs the op-count and tensor-size sweeps")
+    modelled = context.models[runner].break_even_ops(100)
+    fitted = sweeps.op_costs(context.lookup("op_chain", runner)).break_even
+    if modelled is not None and fitted.low <= modelled <= fitted.high:
+        return "inside the lines' 95% interval, so the two agree"
+    return "outside the lines' 95% interval: read the break-even as the span between the two figures"
 
 
 @directive("model_figure", "One figure of the cost model: how far it misses the points it was fitted to or the "
