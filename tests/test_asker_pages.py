@@ -79,7 +79,7 @@ def test_every_model_the_same_reads_as_the_widest_reach():
 
 def test_models_that_differ_are_each_named_with_their_own_verdict():
     phrase = wording.across_cpu_span(_named(Ratio(1.0, 0.7, 1.3, processes=3), Ratio(3.0, 2.5, 3.5, processes=3)))
-    assert phrase == "3.00× faster [2.50–3.50×] on CPU 1; inconclusive here on CPU 0"
+    assert phrase == "3.00×\u00a0faster [2.50–3.50×] on CPU 1; inconclusive here on CPU 0"
 
 
 # ------------------------------------------------------------ the saving per step, and a case's cell
