@@ -5,12 +5,35 @@ from __future__ import annotations
 
 from tfspeedlab.analysis import history as trends
 from tfspeedlab.analysis import intervals, memory_growth
-from tfspeedlab.analysis.wording import NO_VERDICT_CELL, change_cell, format_change, growth_cell, time_change
+from tfspeedlab.analysis.wording import (ONE_PROCESS_NOTE, change_cell, format_change, growth_cell,
+                                         time_change)
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import NotInResults
+from tfspeedlab.site.errors import DirectiveError
 from tfspeedlab.site.markdown import LEFT, Markdown, code, italic, join, table
 from tfspeedlab.units import format_ratio, format_time
 
+
+def passes_note(gap: trends.PassGap) -> str:
+    """Under a table whose no-verdict cells come from a history pooled from passes of one process each:
+    the reason, which is not "one process" (start-up's passes timed 8 cold starts, each a fresh process)
+    but the passes' disagreement, counted."""
+    if gap.cold_starts:
+        ran = (f"Each release's {gap.passes * gap.blocks_per_pass} cold starts, each a fresh process, ran "
+               f"{gap.blocks_per_pass} in each of {gap.passes} passes.")
+    else:
+        ran = f"Each release ran one process of {gap.blocks_per_pass} blocks in each of {gap.passes} passes."
+    timed = "cold starts" if gap.cold_starts else "blocks"
+    return (f"¹ No verdict. {ran} For {gap.apart} of the {gap.pairs} release and case pairs, the two passes' {timed} "
+            "did not overlap. An interval would measure that gap between passes, not the release.")
+
+
+def _noted(history: list[ReleaseResults], example: str, found: Markdown) -> Markdown:
+    """``found`` with its one-process note replaced by the passes' reason, where the passes are it."""
+    gap = trends.pass_gap(history, example)
+    if gap is None or ONE_PROCESS_NOTE not in found:
+        return found
+    return Markdown(found.replace(ONE_PROCESS_NOTE, passes_note(gap)))
 
 
 # The most modes one trend table shows: with the release and Keras columns, a phone's width holds three.
@@ -54,10 +77,12 @@ def times_table(history: list[ReleaseResults], example: str, labels: dict[str, s
             changes.append("not compared (different CPUs)")
     span = f"{releases[-1].name} vs {releases[0].name}" if releases else "change"
     if keras_with_release:  # one column fewer: the version on a line of its own below the release
-        return table([Markdown("Release<br>Keras"), *series],
-                     [*([join(release, Markdown("<br>"), version), *times] for release, version, *times in rows),
-                      [span, *changes]])
-    return table(["Release", "Keras", *series], [*rows, [span, "", *changes]])
+        found = table([Markdown("Release<br>Keras"), *series],
+                      [*([join(release, Markdown("<br>"), version), *times] for release, version, *times in rows),
+                       [span, *changes]])
+    else:
+        found = table(["Release", "Keras", *series], [*rows, [span, "", *changes]])
+    return _noted(history, example, found)
 
 
 def changes_table(history: list[ReleaseResults], example: str) -> Markdown:
@@ -101,13 +126,34 @@ def environments_table(history: list[ReleaseResults], example: str) -> Markdown:
 
 
 def sittings_table(history: list[ReleaseResults], example: str) -> Markdown:
-    """Per release measured twice: how many cases differ between the sittings, and by how much."""
+    """Per release measured twice: how many cases differ between the sittings, and by how much. Where
+    the sittings are passes of one process each, no case can be said to differ (``trends.pass_gap``):
+    then each case's time in each pass, the times the chart's line per pass draws, and no factor (a
+    column of no verdicts beside a bare median factor said nothing a reader could use)."""
     shifts = trends.sitting_shifts(history, example)
     if not shifts:
         return Markdown(italic("Every release was measured in one sitting."))
-    rows = [[shift.release.name, NO_VERDICT_CELL if shift.differing is None else f"{shift.differing} of {shift.cases}",
-             time_change(shift.median_change)] for shift in shifts]
+    if any(shift.differing is None for shift in shifts):
+        return pass_times_table(history, example, {label: label for label in trends.case_labels(history, example)})
+    rows = [[shift.release.name, f"{shift.differing} of {shift.cases}", time_change(shift.median_change)]
+            for shift in shifts]
     return table(["Release", "Cases that differ between the passes", "Second pass against the first (median over its cases)"], rows)
+
+
+def pass_times_table(history: list[ReleaseResults], example: str, labels: dict[str, str]) -> Markdown:
+    """Releases × cases (``labels``: column → case label): each cell the case's time in each pass, in
+    the order the passes ran, ``5.47 s → 3.46 s``."""
+    by_case = {header: dict(trends.pass_times(history, example, label)) for header, label in labels.items()}
+    unknown = [label for label in labels.values() if label not in trends.case_labels(history, example)]
+    if unknown:
+        raise DirectiveError(f"{example}'s history has no case {unknown}; cases: {trends.case_labels(history, example)}")
+    releases = [item.release for item in history if any(item.release in found for found in by_case.values())]
+    rows = [[release.name, *(" → ".join(format_time(seconds) for seconds in found[release]) if release in found
+                             else "—" for found in by_case.values())]
+            for release in releases]
+    passes = max((len(times) for found in by_case.values() for times in found.values()), default=2)
+    order = " → ".join(f"pass {number}" for number in range(1, passes + 1))
+    return table(["Release", *(f"{header}, {order}" for header in labels)], rows)
 
 
 def growth_table(history: list[ReleaseResults], example: str, labels: dict[str, str],

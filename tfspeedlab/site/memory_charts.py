@@ -24,6 +24,7 @@ from tfspeedlab.site.charts import (
     _svg,
     _title,
 )
+from tfspeedlab.site.memory_tables import keras_name
 from tfspeedlab.units import format_bytes
 
 # A dash per Keras (the memory page's text names them), as well as a panel each.
@@ -82,7 +83,7 @@ def memory_over_calls_svg(results: ResultsFile, theme_name: str) -> str:
                     axes.plot(found.calls, [value / scale for value in found.bytes_since_start], marker="o",
                               markersize=3.5, color=colours[str(case.params["cleanup"])],
                               linestyle=KERAS_DASHES.get(keras, ":"))
-                axes.set_title(keras, loc="left")
+                axes.set_title(keras_name(keras, results), loc="left")
                 axes.axhline(0, color=theme.grid, linewidth=0.8)
                 axes.xaxis.set_major_locator(ticker.MaxNLocator(nbins=4, integer=True))
                 axes.grid(color=theme.grid, linewidth=0.6)
