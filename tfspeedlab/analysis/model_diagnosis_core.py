@@ -18,7 +18,6 @@ from tfspeedlab.analysis.memory_growth import FollowedMemory
 from tfspeedlab.analysis.materiality import MATERIAL_SPEEDUP, material
 from tfspeedlab.analysis.wording import Verdict, format_speedup
 from tfspeedlab.measure.measurement import Measurement
-from tfspeedlab.units import format_ratio
 
 KIND = "keras model"
 PREDICT, TRAINING = "predict", "training"

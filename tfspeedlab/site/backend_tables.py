@@ -10,7 +10,7 @@ from tfspeedlab.analysis import backends
 from tfspeedlab.analysis.grid import Pivot
 from tfspeedlab.analysis.wording import signed_bytes, speedup_cell
 from tfspeedlab.results.schema import MissingCaseError, ResultsFile
-from tfspeedlab.site.markdown import LEFT, RIGHT, Markdown, code, table, text
+from tfspeedlab.site.markdown import LEFT, RIGHT, Markdown, table, text
 from tfspeedlab.units import format_bytes, format_time
 
 

@@ -20,7 +20,7 @@ from tfspeedlab.profiling import HOST_LAYER_LABELS, HOST_LAYERS  # noqa: E402
 from tfspeedlab.results.cpu import cpu_name  # noqa: E402
 from tfspeedlab.results.schema import ResultsFile  # noqa: E402
 from tfspeedlab.site import bar_scale  # noqa: E402
-from tfspeedlab.units import format_time, select_unit  # noqa: E402
+from tfspeedlab.units import select_unit  # noqa: E402
 
 # A chart is drawn at a phone's density and shown at its natural size on a
 # wider screen. On a phone (a 390 px window leaves a 358 px column) the browser
