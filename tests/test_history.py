@@ -361,7 +361,9 @@ def test_a_history_measured_in_two_sittings_charts_each_sitting_as_a_line_of_its
     assert quantities == {"import tensorflow": "cold start: import time"}
     svg = charts.trend_svg(series, [item.release for item in history], "startup", trends.HISTORY_GROUP, "light",
                                    quantities)
-    assert "pass 2" in svg and "no interval: one process per pass" in svg and "sitting" not in svg
+    # A line per pass, with no interval; the caption does not call a pass of cold starts "one process".
+    assert "pass 2" in svg and "a line per pass" in svg and "no interval" in svg and "sitting" not in svg
+    assert "one process" not in svg
     # A cold start is labelled as one, not as a time per call.
     assert "cold start: import time (s)" in svg and "time per call" not in svg
     assert "10th percentile of its cold starts" in svg
@@ -577,7 +579,8 @@ def _passes_tree(root: Path, per_pass: int) -> list:
 
 def test_a_change_from_one_process_per_pass_gets_no_verdict_however_many_passes_pooled_it(tmp_path):
     """Start-up's history pools two passes of one process each: its last row read "inconclusive here
-    (52.5× slower to 25.0× faster)" beside a chart saying "no interval: one process per pass"."""
+    (52.5× slower to 25.0× faster)" beside a chart saying "no interval: one process per pass". Its note
+    gives the reason, the passes' gap, not "timed in one process"."""
     from tfspeedlab.core import wording
 
     history = _passes_tree(tmp_path / "one", per_pass=1)
@@ -586,13 +589,20 @@ def test_a_change_from_one_process_per_pass_gets_no_verdict_however_many_passes_
     assert change.one_process and change.value == pytest.approx(2.0, rel=0.05)
     table = tables.times_table(history, "startup", labels)
     assert table.splitlines()[-3].endswith(f"| {wording.NO_VERDICT_CELL} |")  # the last row, then the note
-    assert table.rstrip().endswith(wording.ONE_PROCESS_NOTE)
+    gap = trends.pass_gap(history, "startup")
+    # Each pass's blocks (1.0-1.03 s, then 1.1-1.13 s; 2.16 twice those) lie apart on both releases.
+    assert (gap.passes, gap.blocks_per_pass, gap.apart, gap.pairs) == (2, 4, 2, 2)
+    assert table.rstrip().endswith(tables.passes_note(gap)) and wording.ONE_PROCESS_NOTE not in table
+    assert "2 passes" in table and "2 of the 2" in table
     assert not any(step.significant for step in trends.steps(history, "startup"))
     assert trends.material_steps(history, "startup") == []
+    # The passes table: each pass's time, no column of no verdicts and no bare factor beside it.
     shifts = tables.sittings_table(history, "startup")
-    assert f"| {wording.NO_VERDICT_CELL} |" in shifts and shifts.rstrip().endswith(wording.ONE_PROCESS_NOTE)
+    assert wording.NO_VERDICT_CELL not in shifts and "×" not in shifts
+    assert "| 2.16 | 2.01 s → 2.21 s |" in shifts.replace("\u00a0", " ")  # each pass's 10th percentile
     # Two processes in each pass: a verdict, as before.
     history = _passes_tree(tmp_path / "two", per_pass=2)
     change = trends.across(history, "startup", "import tensorflow", Release(2, 15), Release(2, 16))
     assert not change.one_process
     assert wording.NO_VERDICT_CELL not in tables.times_table(history, "startup", labels)
+    assert trends.pass_gap(history, "startup") is None

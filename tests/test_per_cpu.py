@@ -90,8 +90,26 @@ def test_by_cpu_has_one_row_per_cpu_model_sorted_by_the_speed_up(committed):
     assert sum("the guide's run" in row for row in rows) == 1
     assert "tf.function vs eager \\[95%\\]" in rendered
     assert text(directives.render("factor", ["small_ops", "eager", "graph"], context(committed))) in rendered
-    values = [float(row.split("|")[-2].strip().split("×")[0]) for row in rows]
+    # The factor, the answer's figure, right after the CPU model (at 390 px the first screen of the
+    # table showed only the model, its instruction sets, the date and the run); those come last.
+    header = [cell.strip() for cell in rendered.splitlines()[0].strip("|").split("|")]
+    assert header[:2] == ["CPU model", "tf.function vs eager \\[95%\\]"]
+    assert header[-2:] == ["Instruction sets", "Run, measured (UTC)"]
+    values = [float(row.split("|")[2].strip().split("×")[0]) for row in rows]
     assert values == sorted(values)
+
+
+def test_the_call_costs_table_puts_the_break_even_first_and_says_how_each_line_was_fitted(committed):
+    rendered = directives.render("call_costs_by_cpu", [], context(committed))
+    header = [cell.strip() for cell in rendered.splitlines()[0].strip("|").split("|")]
+    assert header[:2] == ["CPU model", "Break-even, ops per call \\[95%\\]"]
+    assert header[-2:] == ["Instruction sets", "Measured (UTC)"]
+    # A line fitted to many points and one through two never read alike (they did: "fitted to chains
+    # of 1 to 1,000 ops" beside "chains of 1 and 1,000 ops").
+    lengths = len({case.params["n_ops"] for case in committed.results["cpu"]["op_chain"].cases})
+    assert f"a line fitted to {lengths} chain lengths, 1 to 1,000" in rendered
+    assert "a line through 2 chain lengths, 1 and 1,000" in rendered
+    assert "a line through a one-op call and the 150-op loop" in rendered
 
 
 def test_a_cpu_model_has_one_name_in_the_per_cpu_and_the_shared_workloads_tables(committed):

@@ -144,3 +144,75 @@ def test_the_memory_history_second_half_shows_a_growth_the_whole_loop_hides(tmp_
     late = history_tables.growth_table(history, "memory", {"predict": "loop"}, second_half=True)
     assert "inconclusive here" in whole and "+19.5\u00a0KiB" in late
     assert "but its second half grows 19.5\u00a0KiB" in growth_phrase(case)
+
+
+def _committed(example):
+    from conftest import REPO
+    from tfspeedlab.core.results.store import load_results
+
+    return load_results(REPO / "results" / "cpu" / f"{example}.json")
+
+
+def _header(markdown_table):
+    return [cell.strip() for cell in markdown_table.splitlines()[0].strip("|").split("|")]
+
+
+def test_the_first_prediction_table_puts_the_columns_that_answer_right_after_a_one_column_row_label():
+    from tfspeedlab.memory import tables as memory_tables
+
+    found = memory_tables.first_prediction_table(_committed("startup"))
+    # A phone shows the first two or three columns: the label, the whole cold start (which statistic it is,
+    # as the imports table says) and whether the format changed it; its parts follow.
+    assert _header(found) == ["Model, saved as", "Start to first prediction (fastest 10%)", "Compared with .keras",
+                              "Import", "Load", "First call"]
+    row = next(line for line in found.splitlines() if line.startswith("| small CNN, `.h5`"))
+    assert "inconclusive here" in row.split("|")[3] or "×" in row.split("|")[3]
+
+
+def test_the_memory_table_and_chart_name_each_keras_by_its_version_not_by_its_module():
+    from tfspeedlab.memory import charts as memory_charts, tables as memory_tables
+
+    results = _committed("memory")
+    assert {memory_tables.keras_name(str(case.params["keras"]), results) for case in results.cases} == \
+        {"Keras 3", "Keras 2 (tf_keras)"}
+    table = memory_tables.growth_table(results)
+    rows = [line.split("|")[1].strip() for line in table.splitlines()[2:]]
+    assert set(rows) == {"Keras 3", "Keras 2 (tf\\_keras)"} and "tf.keras" not in table
+    svg = memory_charts.memory_over_calls_svg(results, "light")
+    assert "Keras 3" in svg and "Keras 2 (tf_keras)" in svg
+    # Without a recorded Keras version, tf.keras is named as it is: its major version is unknown.
+    unknown = dataclasses.replace(results, environment={**results.environment, "keras": None})
+    assert memory_tables.keras_name("tf.keras", unknown) == "tf.keras"
+
+
+def test_a_short_run_table_has_no_column_that_repeats_another():
+    from tfspeedlab.backends import tables as backend_tables
+
+    found = backend_tables.short_runs_table(_committed("keras_backends"), "LSTM")
+    # A run of one step is its first call: one column, named as both.
+    assert _header(found) == ["Backend", "1 step: the first call", "10 steps", "100 steps"]
+
+
+def test_the_start_up_history_gives_each_pass_its_time_and_the_true_reason_for_no_verdict(tmp_path):
+    from conftest import REPO
+    from tfspeedlab.core import wording
+    from tfspeedlab.core.results.history import load_history
+
+    history = load_history(REPO / "results", "cpu")
+    gap = trends.pass_gap(history, "startup")
+    assert gap.cold_starts and gap.passes == 2 and gap.blocks_per_pass == 4 and gap.apart > gap.pairs // 2
+    labels = {"import tensorflow": "import tensorflow"}
+    table = history_tables.times_table(history, "startup", labels)
+    note = table.splitlines()[-1]
+    assert note == history_tables.passes_note(gap) and "8 cold starts, each a fresh process" in note
+    assert wording.ONE_PROCESS_NOTE not in table
+    # Each pass's time, as the chart's lines draw them: times only, no factor and no column of no verdicts.
+    passes = history_tables.sittings_table(history, "startup")
+    assert "×" not in passes and wording.NO_VERDICT_CELL not in passes
+    assert _header(passes)[1] == "import tensorflow, pass 1 → pass 2"
+    named = history_tables.pass_times_table(history, "startup", labels)
+    assert len(_header(named)) == 2 and len(named.splitlines()) == 2 + len(history)
+    with pytest.raises(directives.DirectiveError, match="no case"):
+        history_tables.pass_times_table(history, "startup", {"x": "no such case"})
+    # The releases' history, three processes a pass, keeps its verdicts and needs no such note.
+    assert trends.pass_gap(history, "releases") is None

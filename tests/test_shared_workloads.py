@@ -8,7 +8,7 @@ import pytest
 
 from conftest import synthetic_results
 from tfspeedlab.core.measure.measurement import Measurement
-from tfspeedlab.core.results.cpu import CpuNames, cpu_name, cpu_with_sets
+from tfspeedlab.core.results.cpu import CpuNames, cpu_name, cpu_with_sets, short_model_name
 from tfspeedlab.core.results.schema import CaseResult
 from tfspeedlab.core.results.store import load_runner
 from tfspeedlab.render import markdown, shared_workloads
@@ -126,13 +126,70 @@ def test_a_speedup_across_cpu_models_reads_as_its_range():
         "one process: times only on the one CPU model measured"
 
 
+def test_a_span_over_cpu_models_groups_them_by_verdict_in_its_own_words():
+    from tfspeedlab.analysis import wording
+    from tfspeedlab.analysis.intervals import Ratio
+
+    unclear = Ratio(1.1, 0.95, 1.28, processes=3)
+    wins = [("AMD EPYC 25/17", Ratio(1.71, 1.44, 2.03, processes=3)), ("Intel Xeon", Ratio(2.37, 1.99, 2.81, processes=3)),
+            ("AMD EPYC 26/2", Ratio(2.2, 1.81, 2.66, processes=3))]
+    assert wording.across_cpu_span([("AMD EPYC 25/1", unclear), *wins]) == \
+        "1.71× to 2.37×\u00a0faster on 3 CPU models; inconclusive here on AMD EPYC 25/1"
+    # One model to a verdict: named, with its interval where the verdict is clear.
+    same = Ratio(1.0, 0.97, 1.03, processes=3)
+    assert wording.across_cpu_span([("A", wins[0][1]), ("B", same)]) == \
+        "1.71×\u00a0faster [1.44–2.03×] on A; the same within 4% on B"
+    loss = Ratio(0.5, 0.4, 0.6, processes=3)
+    assert wording.across_cpu_span([("A", loss), ("B", wins[1][1])]) == \
+        "2.37×\u00a0faster [1.99–2.81×] on B; 2.00×\u00a0slower [1.67–2.50×] on A"
+    # Where they agree: across_cpu_models' range, or of every model inconclusive or the same, one phrase.
+    assert wording.across_cpu_span(wins) == "1.71× to 2.37×\u00a0faster on 3 CPU models"
+    assert wording.across_cpu_span([("A", unclear), ("B", unclear)]) == "inconclusive on each of 2 CPU models"
+    wider = Ratio(1.0, 0.95, 1.06, processes=3)
+    assert wording.across_cpu_span([("A", same), ("B", wider)]) == \
+        f"the same within {wording.same_within_percent(0.95, 1.06)}% on each of 2 CPU models"
+
+
+def test_a_verdict_over_cpu_models_is_its_word_alone_only_where_every_model_says_it():
+    from tfspeedlab.analysis import wording
+    from tfspeedlab.analysis.intervals import Ratio
+
+    losses = [(name, Ratio(0.4, 0.3, 0.5, processes=3)) for name in "ABCD"]
+    assert wording.across_cpu_verdict(losses) == "slower on all 4 CPU models"
+    mixed = [*losses[:2], ("E", Ratio(1.0, 0.9, 1.3, processes=3))]
+    assert wording.across_cpu_verdict(mixed) == wording.across_cpu_span(mixed)
+    assert "×" in wording.across_cpu_verdict(mixed)
+
+
 def test_a_cpu_recorded_without_its_family_is_told_apart_by_its_instruction_sets():
+    """Only where another CPU model of its name would read the same, and by the sets only it has:
+    its table gives all of them in the next column."""
     older = {"cpu_model": "AMD EPYC", "cpu_flags": ["avx2", "avx512f"]}
     newer = {"cpu_model": "AMD EPYC", "cpu_flags": ["avx2", "avx_vnni"]}
-    assert cpu_name(older) == "AMD EPYC (AVX2, AVX-512)"
-    assert cpu_name(newer) == "AMD EPYC (AVX2, AVX-VNNI)"
+    assert cpu_name(older, [older, newer]) == "AMD EPYC (AVX-512)"
+    assert cpu_name(newer, [older, newer]) == "AMD EPYC (AVX-VNNI)"
+    assert cpu_name(older) == cpu_name(older, [older]) == "AMD EPYC"  # no other model of its name
     assert cpu_name({"cpu_model": "AMD EPYC", "cpu_family": 25, "cpu_model_number": 1}) == "AMD EPYC 25/1"
     assert cpu_name({"cpu_model": "AMD EPYC"}) == "AMD EPYC"
+
+
+INTEL_FLAGS = ["avx2", "avx512f", "avx512_bf16", "avx512_vnni", "avx512_fp16", "avx_vnni", "amx_tile", "amx_bf16"]
+
+
+def test_a_cpu_name_never_repeats_the_instruction_sets_its_table_gives_beside_it():
+    """The Intel row read "Intel(R) Xeon(R) Processor (AVX2, AVX-512, …, AMX)" beside an "Instruction
+    sets" column holding the same list: 7–10 lines tall on a phone."""
+    intel = {"cpu_model": "Intel(R) Xeon(R) Processor", "cpu_flags": INTEL_FLAGS}
+    assert CpuNames.of([intel, ZEN4, ZEN5])(intel) == "Intel Xeon"
+    assert CpuNames.of([intel]).with_sets(intel) == \
+        "Intel Xeon with AVX2, AVX-512, AVX512_BF16, AVX512_VNNI, AVX512_FP16, AVX-VNNI, AMX"
+    # Two Intel models that would both read "Intel Xeon": each by what only it has.
+    older = {"cpu_model": "Intel(R) Xeon(R) Processor", "cpu_flags": ["avx2", "avx512f", "avx512_vnni"]}
+    names = CpuNames.of([intel, older])
+    assert names(intel) == "Intel Xeon (AVX512_BF16, AVX512_FP16, AVX-VNNI, AMX)"
+    assert names(older) == "Intel Xeon (AVX2, AVX-512, AVX512_VNNI)"  # nothing of its own: all of its sets
+    assert short_model_name({"cpu_model": "Intel(R) Core(TM) i7-8700 CPU @ 3.20GHz"}) == "Intel Core i7-8700 CPU"
+    assert short_model_name({"cpu_model": "AMD EPYC 7B13 64-Core Processor"}) == "AMD EPYC 7B13"
 
 
 # Three files of two CPU models, as the committed tree holds them: a re-measure of 26/2 that recorded
@@ -151,11 +208,13 @@ def test_a_file_without_its_family_is_named_as_a_file_of_its_cpu_model_that_reco
     assert names(ZEN5_REMEASURE) == names(ZEN5) == "AMD EPYC 26/2"
     assert names(ZEN4) == "AMD EPYC 25/17"
     assert names.with_sets(ZEN5_REMEASURE) == "AMD EPYC 26/2 with AVX2, AVX-512, AVX512_BF16, AVX512_VNNI, AVX-VNNI"
-    # No file of its model records a family: its instruction sets name it, once, not twice.
+    # No file of its model records a family: the instruction set only it has tells it from 25/17.
     alone = CpuNames.of([ZEN4])
-    assert alone(ZEN5_REMEASURE) == "AMD EPYC (AVX2, AVX-512, AVX512_BF16, AVX512_VNNI, AVX-VNNI)"
-    assert alone.with_sets(ZEN5_REMEASURE) == alone(ZEN5_REMEASURE)
-    # Two families with the same name and instruction sets: no one family to borrow.
+    assert alone(ZEN5_REMEASURE) == "AMD EPYC (AVX-VNNI)"
+    assert alone.with_sets(ZEN5_REMEASURE) == \
+        "AMD EPYC (AVX-VNNI) with AVX2, AVX-512, AVX512_BF16, AVX512_VNNI, AVX-VNNI"
+    # Two families with the same name and instruction sets: no one family to borrow, and no set of
+    # its own: all of its sets.
     twin = {**ZEN5, "cpu_family": 27, "cpu_model_number": 1}
-    assert CpuNames.of([ZEN5, twin])(ZEN5_REMEASURE) == cpu_name(ZEN5_REMEASURE)
+    assert CpuNames.of([ZEN5, twin])(ZEN5_REMEASURE) == "AMD EPYC (AVX2, AVX-512, AVX512_BF16, AVX512_VNNI, AVX-VNNI)"
     assert cpu_with_sets({"cpu_model": "AMD EPYC"}) == "AMD EPYC"

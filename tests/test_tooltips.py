@@ -174,11 +174,22 @@ def test_each_interval_in_a_table_cell_has_its_title_and_its_columns_header_too(
     # The table's first interval is the page's first: it links to the note.
     assert f'<td style="text-align: right;">2.0× faster <a href="{NOTE}">{titled("[1.9–2.1×]", forms.FACTOR_TITLE)}</a></td>' in html
     assert titled("[10 KiB–14 KiB]", forms.AMOUNT_TITLE) in html
-    # A phrase may wrap in its narrow column: titled, without the class that keeps it on one line.
-    assert titled_in_cell("(1.1× slower to 1.2× faster)", forms.INCONCLUSIVE_TITLE) in html
+    # A range may wrap in its narrow column, but once only, after its "to": each side is kept whole
+    # (at 390 px it stood on three lines, "(1.38× slower" / "to" / "1.22× faster)").
+    assert titled_in_cell('<span class="tfsl-interval">(1.1× slower to</span> '
+                          '<span class="tfsl-interval">1.2× faster)</span>', forms.INCONCLUSIVE_TITLE) in html
+    # A phrase with no "to" may wrap between its words: titled, without the class.
     assert titled_in_cell("steady within 200 B per call", forms.STEADY_WITHIN_TITLE) in html
     assert html.count("<abbr ") == 3 + 4 and html.count("<a ") == 1
     assert "<td>plain</td>" in html and '<td style="text-align: right;">1 ms</td>' in html
+
+
+def test_a_growth_range_in_a_cell_breaks_only_after_its_to_and_prose_keeps_a_range_whole():
+    html = convert("| Case | Growth |\n| --- | --: |\n| a | inconclusive here (−3.0 KiB to 9.1 KiB) |\n\n"
+                   "It was inconclusive here (1.1× slower to 1.2× faster).\n")
+    assert titled_in_cell('<span class="tfsl-interval">(−3.0 KiB to</span> '
+                          '<span class="tfsl-interval">9.1 KiB)</span>', forms.GROWTH_UNCLEAR_TITLE) in html
+    assert titled("(1.1× slower to 1.2× faster)", forms.INCONCLUSIVE_TITLE) in html
 
 
 def test_a_cell_interval_in_a_link_is_titled_and_the_note_link_goes_to_the_next():

@@ -38,9 +38,37 @@ def test_a_comparison_reads_in_one_of_the_four_verdicts(found, expected):
 @pytest.mark.parametrize("low, high, verdict", [
     (1.01, 1.5, wording.Verdict.FASTER), (0.5, 0.99, wording.Verdict.SLOWER),
     (0.95, 1.05, wording.Verdict.SAME), (1 / 1.2, 1.2, wording.Verdict.SAME),
-    (0.79, 1.05, wording.Verdict.INCONCLUSIVE), (0.95, 1.201, wording.Verdict.INCONCLUSIVE)])
+    (0.79, 1.05, wording.Verdict.INCONCLUSIVE), (0.95, 1.207, wording.Verdict.INCONCLUSIVE),
+    # Decided on the ends as a page prints them: 1.201× prints 1.20×, within 20%.
+    (0.95, 1.201, wording.Verdict.SAME)])
 def test_the_verdict_follows_the_whole_interval(low, high, verdict):
     assert wording.verdict(Ratio(1.0 if low < 1 < high else (low * high) ** 0.5, low, high)) is verdict
+
+
+@pytest.mark.parametrize("low, high", [(1 / 1.1704, 1.2004), (1 / 1.2004, 1.1704), (1 / 1.2049, 1.01),
+                                       (1 / 1.17, 1.2051), (0.8, 1.1), (1 / 1.1996, 1.1996)])
+def test_a_verdict_agrees_with_the_figures_it_prints(low, high):
+    """cpu-settings printed "inconclusive here (1.17× slower to 1.20× faster)" beside "the same within 20%":
+    the verdict was decided on unrounded ends. Now "the same within X%" stands exactly where the ends,
+    as the inconclusive phrase would print them, lie within 1.20× either way, and X never exceeds 20."""
+    from tfspeedlab.units import format_factor
+
+    phrase = wording.format_speedup(Ratio(1.0, low, high, processes=3))
+    # The two ends as "inconclusive here (a× slower to b× faster)" prints them.
+    printed = max(float(format_factor(1 / low)), float(format_factor(high)))
+    if printed <= 1 + wording.SAME_WITHIN:
+        assert phrase.startswith("the same within "), phrase
+        assert int(phrase.rsplit(" ", 1)[1].rstrip("%")) <= round(wording.SAME_WITHIN * 100), phrase
+    else:
+        assert phrase == (f"inconclusive here ({format_factor(1 / low)}×\u00a0slower to "
+                          f"{format_factor(high)}×\u00a0faster)")
+
+
+def test_the_rounding_boundary_reads_as_its_printed_ends():
+    assert wording.format_speedup(Ratio(1.0, 1 / 1.1704, 1.2004, processes=3)) == "the same within 20%"
+    assert wording.format_change(Ratio(1.0, 1 / 1.2004, 1.1704, processes=3)) == "the same within 20%"
+    assert wording.format_speedup(Ratio(1.0, 1 / 1.17, 1.2051, processes=3)) == \
+        "inconclusive here (1.17×\u00a0slower to 1.21×\u00a0faster)"
 
 
 def test_a_time_against_a_reference_reads_in_the_same_four_verdicts_turned():

@@ -50,7 +50,8 @@ def payback_table(results: ResultsFile, call: str = grid.TRAINING_CALL) -> Markd
 
 
 def short_runs_table(results: ResultsFile, model: str, call: str = grid.TRAINING_CALL) -> Markdown:
-    """One model: the time of a short training run from a fresh model (first call included) per row."""
+    """One model: the time of a short training run from a fresh model (first call included) per row; the
+    run of one step is the first call alone, so no column repeats it."""
     found = grid.model_pivots(results)
     if model not in found:
         # A quick run measures fewer models: the page builds and says so.
@@ -60,10 +61,14 @@ def short_runs_table(results: ResultsFile, model: str, call: str = grid.TRAINING
     for row in pivot.row_values:
         case = pivot.cells.get((row, call))
         if case is not None:
-            body.append([text(row), format_time(grid.first_call_s(case)),
-                         *(format_time(grid.short_run_s(case, steps)) for steps in grid.SHORT_RUNS)])
-    return table(["Backend", "First call", *(f"{steps:,} step{'s' if steps != 1 else ''}" for steps in grid.SHORT_RUNS)],
-                 body, [LEFT, *[RIGHT] * (1 + len(grid.SHORT_RUNS))])
+            body.append([text(row), *(format_time(grid.short_run_s(case, steps)) for steps in grid.SHORT_RUNS)])
+    # A run of one step is its first call: that column is the first call's, and says so.
+    return table(["Backend", *(_steps_header(steps) for steps in grid.SHORT_RUNS)],
+                 body, [LEFT, *[RIGHT] * len(grid.SHORT_RUNS)])
+
+
+def _steps_header(steps: int) -> str:
+    return "1 step: the first call" if steps == 1 else f"{steps:,} steps"
 
 
 def checks_table(results: ResultsFile) -> Markdown:

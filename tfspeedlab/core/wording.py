@@ -92,12 +92,14 @@ MODE_LABELS = tuple(mode.label for mode in Mode)
 
 
 def _judge(low: float, high: float) -> Verdict:
-    """The verdict of a speed-up interval (above 1: the candidate is faster)."""
+    """The verdict of a speed-up interval (above 1: the candidate is faster). Between "the same" and
+    "inconclusive here" it decides on the factors the inconclusive phrase would print
+    (``_printed_reach``): "(1.17× slower to 1.20× faster)" never stands beside "the same within 20%"."""
     if low > 1:
         return Verdict.FASTER
     if high < 1:
         return Verdict.SLOWER
-    return Verdict.SAME if _reach(low, high) <= SAME_WITHIN else Verdict.INCONCLUSIVE
+    return Verdict.SAME if _printed_reach(low, high) <= SAME_WITHIN else Verdict.INCONCLUSIVE
 
 
 def _reach(low: float, high: float) -> float:
@@ -106,10 +108,28 @@ def _reach(low: float, high: float) -> float:
     return max(high, 1 / low) - 1
 
 
+def _printed(factor: float) -> float:
+    """A factor as a page prints it (``format_factor``: three significant figures), read back."""
+    return float(format_factor(factor).replace(",", ""))
+
+
+def _printed_reach(low: float, high: float) -> float:
+    """``_reach`` of the two ends as the inconclusive phrase prints them: an end of 1.2004× prints
+    1.20×, and reaches 20%. Rounded off the float error of reading "1.20" back (0.19999…)."""
+    return round(max(_printed(high), _printed(1 / low)) - 1, 9)
+
+
 def same_within_percent(low: float, high: float) -> int:
     """How close to 1 an interval that holds 1 lies, as a factor either way, in whole percent rounded
     up: [0.97, 1.02] → 4 (0.97 is 1.031× slower)."""
     return max(1, math.ceil(round(_reach(low, high) * 100, 6)))
+
+
+def _same_within(low: float, high: float) -> str:
+    """``the same within X%``, X from ``same_within_percent`` but never past ``SAME_WITHIN``: the
+    verdict was decided on the printed ends (``_judge``), and an end of 1.2004×, printed 1.20×, reads
+    "within 20%" as its figure does, not "within 21%"."""
+    return f"{Verdict.SAME} within {min(same_within_percent(low, high), round(SAME_WITHIN * 100))}%"
 
 
 def verdict(found: Ratio) -> Verdict:
@@ -141,7 +161,7 @@ def _worded(value: float, low: float, high: float) -> str:
     if found is Verdict.SLOWER:
         return f"{format_ratio(1 / value)}{_NBSP}{Verdict.SLOWER} [{span(1 / high, 1 / low)}]"
     if found is Verdict.SAME:
-        return f"{Verdict.SAME} within {same_within_percent(low, high)}%"
+        return _same_within(low, high)
     return (f"{Verdict.INCONCLUSIVE} ({format_ratio(1 / low)}{_NBSP}{Verdict.SLOWER} to "
             f"{format_ratio(high)}{_NBSP}{Verdict.FASTER})")
 
@@ -219,22 +239,49 @@ def across_cpu_models(speedups: list[tuple[str, Ratio]]) -> str:
 
 
 def across_cpu_span(speedups: list[tuple[str, Ratio]]) -> str:
-    """``across_cpu_models``, short enough for an answer box where the models' verdicts differ: its two
-    ends in the fewest words, ``inconclusive here to 2.37× faster on 4 CPU models`` (a table beside it
-    gives each model's interval); ``across_cpu_models``' own phrase where they agree, where one model
-    is clearly slower and another clearly faster, or where one was timed in a single process."""
+    """``across_cpu_models``, short enough for an answer box where the models' verdicts differ: the
+    models grouped by verdict, each group in its own verdict's words, the clear ones first (a table
+    beside it gives each model's interval): ``1.71× to 2.37× faster on 3 CPU models; inconclusive
+    here on AMD EPYC 25/1``. A group of one model names it. Where every model reads inconclusive, or
+    every one the same, it says so of each: ``inconclusive on each of 4 CPU models``, ``the same
+    within 6% on each of 4 CPU models`` (the widest reach); ``across_cpu_models``' own phrase where
+    every model's verdict is the same clear one, or where one model was timed in a single process."""
     words = {page_verdict(found) for _, found in speedups}
-    if len(speedups) < 2 or len(words) < 2 or {Verdict.FASTER, Verdict.SLOWER} <= words or None in words:
+    if len(speedups) >= 2 and words == {Verdict.INCONCLUSIVE}:
+        return f"inconclusive on each of {len(speedups)} CPU models"
+    if len(speedups) >= 2 and words == {Verdict.SAME}:
+        return f"{_group_phrase(Verdict.SAME, speedups).rsplit(' on ', 1)[0]} on each of {len(speedups)} CPU models"
+    if len(speedups) < 2 or len(words) < 2 or None in words:
         return across_cpu_models(speedups)
+    groups: dict[Verdict, list[tuple[str, Ratio]]] = {}
+    for name, found in speedups:
+        groups.setdefault(verdict(found), []).append((name, found))
+    order = (Verdict.FASTER, Verdict.SLOWER, Verdict.SAME, Verdict.INCONCLUSIVE)
+    return "; ".join(_group_phrase(word, groups[word]) for word in order if word in groups)
 
-    def end(found: Ratio) -> str:
-        word = verdict(found)
-        if word.clear:
-            return speedup_by_value(found.value)
-        return format_speedup(found) if word is Verdict.SAME else str(word)
 
-    ordered = sorted((found for _, found in speedups), key=lambda found: found.value)
-    return f"{end(ordered[0])} to {end(ordered[-1])} on {len(speedups)} CPU models"
+def across_cpu_verdict(speedups: list[tuple[str, Ratio]]) -> str:
+    """A speed-up's verdict alone, for an answer box that has spent its figures elsewhere, where every
+    CPU model's verdict says the same difference: ``slower on all 4 CPU models`` (the table
+    beside it gives each model's factor and interval); ``across_cpu_span``'s phrase otherwise, figures
+    and all, since no one word is true of every model."""
+    words = {page_verdict(found) for _, found in speedups}
+    if len(speedups) > 1 and len(words) == 1 and (word := words.pop()) is not None and word.clear:
+        return f"{word} on all {len(speedups)} CPU models"
+    return across_cpu_span(speedups)
+
+
+def _group_phrase(word: Verdict, group: list[tuple[str, Ratio]]) -> str:
+    """The CPU models of one verdict in that verdict's words: a clear factor as its range over them
+    (``across_cpu_models``), ``the same within X%`` with the widest X, ``inconclusive here``; on the
+    one model named, or on how many."""
+    where = f"on {group[0][0]}" if len(group) == 1 else f"on {len(group)} CPU models"
+    if word.clear:
+        return across_cpu_models(group) if len(group) > 1 else f"{format_speedup(group[0][1])} {where}"
+    if word is Verdict.SAME:
+        return max((format_speedup(found) for _, found in group),
+                   key=lambda phrase: int(phrase.rsplit(" ", 1)[1].rstrip("%"))) + f" {where}"
+    return f"{Verdict.INCONCLUSIVE} {where}"
 
 
 # ------------------------------------------------------------ figures without a verdict

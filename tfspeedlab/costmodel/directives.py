@@ -18,6 +18,42 @@ from tfspeedlab.render.runners import not_measured
 RUN_NAMES = ("the guide's run", "a re-measure")
 
 
+def _measured(found) -> str:
+    """``2026-12-03 07:40``: when a file was measured, to the minute, in UTC."""
+    return found.environment["utc_time"][:16].replace("T", " ")
+
+
+# Keeps a piece of a table cell on one line (pages.css): an instruction set is never split at its
+# hyphen ("AVX-" / "512"), so the cell breaks only between sets.
+WHOLE_CLASS = "tfsl-whole"
+# The instruction sets' cell: on a phone, where the table scrolls sideways anyway, pages.css gives it
+# the width to stand on few lines, so that its rows stay short.
+SETS_CLASS = "tfsl-sets"
+
+
+def _whole(piece: str) -> str:
+    return f'<span class="{WHOLE_CLASS}">{markdown.text(piece)}</span>'
+
+
+def _sets_cell(environment) -> markdown.Markdown:
+    """The instruction sets a file recorded, each kept whole, the cell breaking between them; AVX-512's
+    extensions after it, by their own names: ``AVX2, AVX-512 (BF16, VNNI, FP16), AVX-VNNI, AMX``. Spelled
+    out (``AVX512_BF16, AVX512_VNNI, …``), the Intel row's list stood seven lines tall beside a
+    two-line name, even at 1280 px."""
+    sets = instruction_sets(environment).split(", ")
+    extensions = [one.removeprefix("AVX512_") for one in sets if one.startswith("AVX512_")]
+    pieces = [_whole(one) + (f" ({', '.join(extensions)})" if one == "AVX-512" and extensions else "")
+              for one in sets if not one.startswith("AVX512_")]
+    return markdown.Markdown(f'<span class="{SETS_CLASS}">{", ".join(pieces)}</span>')
+
+
+def _run_cell(run: str, found) -> markdown.Markdown:
+    """``a re-measure, 2026-12-01 23:58``: which run, and when, its name and its date each kept whole
+    (never "re-" / "measure" or "2026-12-" / "01")."""
+    day, minute = _measured(found).split(" ")
+    return markdown.Markdown(f"{_whole(run)}, {_whole(day)} {_whole(minute)}")
+
+
 def _column(argument: str) -> tuple[str, str]:
     """``HEADER=CASE`` as (header, case); a bare case label heads its own column."""
     header, equals, case = argument.partition("=")
@@ -38,15 +74,18 @@ def by_cpu(context: Context, example: str, base: str, *cases: str) -> str:
         for index, found in enumerate(per_cpu.files_by_cpu(committed, context.sittings_of(example, runner))):
             speedups = [intervals.ratio(found.case(base_case), found.case(case)) for _, case in columns]
             rows.append((speedups[0].value if speedups else 0.0, [
-                context.cpu_name(found.environment), instruction_sets(found.environment),
-                found.environment["utc_time"][:16].replace("T", " "), RUN_NAMES[index > 0],
+                context.cpu_name(found.environment), *(wording.speedup_cell(speedup) for speedup in speedups),
                 *(format_time(found.case(case).measurement.per_call_s) for case in (base_case, *dict(columns).values())),
-                *(wording.speedup_cell(speedup) for speedup in speedups)]))
-        header = ["CPU model", "Instruction sets", "Measured (UTC)", "Run",
+                _sets_cell(found.environment), _run_cell(RUN_NAMES[index > 0], found)]))
+        # The factor, the answer's figure, right after the CPU model: on a phone the first screen of
+        # the table shows both. What tells the rows' CPUs and sittings apart comes last, the run and
+        # its date in one column, so that the instruction sets get the room to stand on few lines.
+        header = ["CPU model", *(f"{name} vs {base_header} [95%]" for name, _ in columns),
                   *(f"Time: {name}" for name in (base_header, *dict(columns))),
-                  *(f"{name} vs {base_header} [95%]" for name, _ in columns)]
+                  "Instruction sets", "Run, measured (UTC)"]
         body_rows = [row for _, row in sorted(rows, key=lambda item: item[0])]
-        return markdown.table(header, body_rows, [LEFT] * 4 + [RIGHT] * (len(header) - 4)) + "\n"
+        figures = len(header) - 3
+        return markdown.table(header, body_rows, [LEFT] + [RIGHT] * figures + [LEFT] * 2) + "\n"
 
     return context.tabs(body)
 
@@ -59,16 +98,17 @@ def call_costs_by_cpu(context: Context) -> str:
         costs = per_cpu.all_call_costs(context.results[runner])
         if not costs:
             return not_measured(runner, "the fixed cost of a call")
-        rows = [[context.cpu_name(found.results.environment), instruction_sets(found.results.environment),
-                 found.results.environment["utc_time"][:16].replace("T", " "),
+        rows = [[context.cpu_name(found.results.environment), wording.number_with_interval(found.break_even),
                  wording.time_with_interval(found.graph_call), wording.time_with_interval(found.eager_per_op),
-                 wording.number_with_interval(found.break_even),
-                 markdown.Markdown(f"[{markdown.text(found.source.how)}]({context.relative(found.source.page)})")]
+                 markdown.Markdown(f"[{markdown.text(per_cpu.fitted_from(found))}]"
+                                   f"({context.relative(found.source.page)})"),
+                 _sets_cell(found.results.environment), _measured(found.results)]
                 for found in sorted(costs, key=lambda item: item.break_even.value)]
-        header = ["CPU model", "Instruction sets", "Measured (UTC)",
+        # The break-even, the answer's figure, right after the CPU model (see ``by_cpu``).
+        header = ["CPU model", "Break-even, ops per call [95%]",
                   markdown.join(markdown.code("tf.function"), " call, fixed cost [95%]"),
-                  "One eager op [95%]", "Break-even, ops per call [95%]", "Fitted from"]
-        return markdown.table(header, rows, [LEFT, LEFT, LEFT, RIGHT, RIGHT, RIGHT, LEFT]) + "\n"
+                  "One eager op [95%]", "Fitted from", "Instruction sets", "Measured (UTC)"]
+        return markdown.table(header, rows, [LEFT, RIGHT, RIGHT, RIGHT, LEFT, LEFT, LEFT]) + "\n"
 
     return context.tabs(body)
 
@@ -108,13 +148,23 @@ def measured_summary(context: Context) -> str:
 
 
 @directive("across_cpus_span", "As ``across_cpus``, short enough for an answer box where the CPU models' verdicts "
-                               "differ: its two ends, ``inconclusive here to 2.37× faster on 4 CPU models``; "
-                               "``across_cpus``' own phrase where they agree, or where one model is clearly "
-                               "slower and another clearly faster.")
+                               "differ: the models grouped by verdict, each group in its verdict's words, ``1.71× "
+                               "to 2.37× faster on 3 CPU models; inconclusive here on AMD EPYC 25/1``; "
+                               "``across_cpus``' own phrase where they agree.")
 def across_cpus_span(context: Context, example: str, slow: str, fast: str, *, runner: Runner = "cpu") -> str:
-    found = shared_workloads.across_cpus(context.lookup(example, runner), context.sittings_of(example, runner),
-                                         slow, fast, context.cpu_text)
-    return wording.across_cpu_span(found)
+    return wording.across_cpu_span(_across(context, example, slow, fast, runner))
+
+
+@directive("across_cpus_verdict", "The verdict alone of ``across_cpus``, for an answer box that spends its figures "
+                                  "elsewhere, where every CPU model's says the same difference: ``slower on all 4 CPU "
+                                  "models``; ``across_cpus_span``'s phrase where they differ.")
+def across_cpus_verdict(context: Context, example: str, slow: str, fast: str, *, runner: Runner = "cpu") -> str:
+    return wording.across_cpu_verdict(_across(context, example, slow, fast, runner))
+
+
+def _across(context: Context, example: str, slow: str, fast: str, runner: str):
+    return shared_workloads.across_cpus(context.lookup(example, runner), context.sittings_of(example, runner),
+                                        slow, fast, context.cpu_text)
 
 
 @directive("cpu_name", "The CPU model an example was measured on, as the per-CPU tables name it: ``AMD EPYC 25/1``.")

@@ -44,19 +44,22 @@ class CostSource:
     page: str  # the page that shows the example, relative to docs/
     eager: tuple[tuple[int, str], ...]
     graph: tuple[tuple[int, str], ...]
-    how: str  # how the line was fitted, for the table's last column
+    # How the line was fitted, for the table's "Fitted from" column (``fitted_from``): ``{count}``,
+    # ``{first}`` and ``{last}`` are the graph line's points, so that a line fitted to seven points
+    # and one drawn through two never read alike.
+    how: str
 
 
 SOURCES = (
-    CostSource("op_chain", "op-count.md", (), (), "fitted to chains of 1 to 1,000 ops"),
+    CostSource("op_chain", "op-count.md", (), (), "a line fitted to {count} chain lengths, {first} to {last}"),
     CostSource("releases", "releases.md",
                ((1, "chain of 1 op · eager"), (1000, "chain of 1,000 ops · eager")),
                ((1, "chain of 1 op · tf.function"), (1000, "chain of 1,000 ops · tf.function")),
-               "chains of 1 and 1,000 ops"),
+               "a line through {count} chain lengths, {first} and {last}"),
     CostSource("cpu_settings", "cpu-settings.md",
                ((150, "default · small ops · eager"),),
                ((1, "default · one-op tf.function"), (150, "default · small ops · graph")),
-               "a one-op call and the 150-op loop"),
+               "a line through a one-op call and the {last}-op loop"),
 )
 
 
@@ -96,6 +99,16 @@ def call_costs(source: CostSource, results: ResultsFile) -> CallCosts:
     crossings = (graph_fixed_r - eager_fixed_r) / (eager_slope_r - graph_slope_r)
     return CallCosts(source, results, intervals.estimate_of(graph_fixed, graph_fixed_r),
                      intervals.estimate_of(eager_slope, eager_slope_r), intervals.estimate_of(crossing, crossings))
+
+
+def fitted_from(found: CallCosts) -> str:
+    """How ``found``'s lines were fitted, with the graph line's points: ``a line fitted to 7 chain
+    lengths, 1 to 1,000``, ``a line through 2 chain lengths, 1 and 1,000``."""
+    if found.source.graph:
+        ops = [ops for ops, _ in found.source.graph]
+    else:  # the op-count sweep: every chain length it measured
+        ops = [ops for ops, _ in sweeps.sweep_cases(found.results, "graph")]
+    return found.source.how.format(count=len(ops), first=f"{min(ops):,}", last=f"{max(ops):,}")
 
 
 def all_call_costs(results: dict[str, ResultsFile]) -> list[CallCosts]:

@@ -83,11 +83,12 @@ def _line_style(index: int, name: str, modes: list[str], theme) -> tuple[str, st
     return theme.lines[index % len(theme.lines)], "-"
 
 
-def _legend_title(example: str, workload: str, sittings: bool) -> str:
-    """A workload names its own chart; the group of an example's history cases is named by the example."""
+def _legend_title(example: str, workload: str, sittings: bool, cold: bool = False) -> str:
+    """A workload names its own chart; the group of an example's history cases is named by what its
+    cases are where they are cold starts, else by the example."""
     if workload != trends.HISTORY_GROUP:
         return workload
-    return f"{example}, on every release" + (": a line per case and pass" if sittings else "")
+    return f"{'Cold starts' if cold else example}, on every release" + (": a line per case and pass" if sittings else "")
 
 
 def trend_groups(series: dict[str, list]) -> list[list[str]]:
@@ -127,8 +128,8 @@ def trend_svg(series: dict[str, list[trends.TrendPoint]], releases: list[Release
     log_scale = max(estimates) / min(estimates) >= LOG_SPREAD
     sittings = any(SITTING_SEPARATOR in name for name in series)
     cold = any(quantity.startswith("cold start") for quantity in quantities.values())
-    caption = (f"{example} · each pass's 10th percentile of its {'cold starts' if cold else 'blocks'} · "
-               "no interval: one process per pass"
+    caption = (f"{example} · a line per pass: the 10th percentile of its "
+               f"{'cold starts, each a fresh process' if cold else 'blocks'} · no interval"
                if sittings else f"{example} · 10th percentile of all blocks · bars: 95% interval, with the drift "
                                 "between sittings")
     caption_lines = wrap_at_separators(caption) + ([] if sittings else textwrap.wrap(TIME_INTERVAL_NOTE,
@@ -148,7 +149,7 @@ def trend_svg(series: dict[str, list[trends.TrendPoint]], releases: list[Release
         height = title_in + sum(panel_in) + LINE_IN * len(caption_lines) + 0.1
         figure = plt.figure(figsize=(FIGURE_WIDTH_IN, height), layout="constrained")
         heads, *panels = figure.subfigures(len(groups) + 1, 1, height_ratios=[title_in] + panel_in)
-        heads.text(0.01, 0.5, _legend_title(example, workload, sittings), va="center", ha="left", size=TITLE_PT)
+        heads.text(0.01, 0.5, _legend_title(example, workload, sittings, cold), va="center", ha="left", size=TITLE_PT)
         for subfigure, group in zip(panels, groups):
             axes = subfigure.subplots()
             _draw_trend(axes, {name: series[name] for name in group}, releases, modes, legend_names, scale, theme)

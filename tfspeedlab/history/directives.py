@@ -99,9 +99,17 @@ def history_environments(context: Context, example: str) -> str:
     return _history_tabs(context, lambda runner, history: history_tables.environments_table(history, example))
 
 
-@directive("history_sittings", "Runner tabs: per release measured in two passes, how far its cases moved between them.")
+@directive("history_sittings", "Runner tabs: per release measured in two passes, how far its cases moved between them; "
+                               "where each pass was one process, each case's time in each pass.")
 def history_sittings(context: Context, example: str) -> str:
     return _history_tabs(context, lambda runner, history: history_tables.sittings_table(history, example))
+
+
+@directive("history_passes", "Runner tabs: per release measured in passes, the named cases' time in each pass, as "
+                             "the chart's line per pass draws it (``HEADER=CASE`` or ``CASE``, a column each).")
+def history_passes(context: Context, example: str, *cases: str) -> str:
+    columns = _columns(cases)
+    return _history_tabs(context, lambda runner, history: history_tables.pass_times_table(history, example, columns))
 
 
 @directive("history_drift", "The largest median move of one release's cases between its two passes (``1.18×``).")

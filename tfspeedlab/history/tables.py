@@ -7,22 +7,55 @@ from tfspeedlab.core.results.history import ReleaseResults
 from tfspeedlab.core.results.schema import NotInResults
 from tfspeedlab.core.stats import intervals, memory_growth
 from tfspeedlab.core.units import format_ratio, format_time
-from tfspeedlab.core.wording import NO_VERDICT_CELL, change_cell, format_change, growth_cell, time_change
+from tfspeedlab.core.wording import ONE_PROCESS_NOTE, change_cell, format_change, growth_cell, time_change
 from tfspeedlab.history import trends
-from tfspeedlab.render.markdown import LEFT, Markdown, code, italic, table
+from tfspeedlab.render.errors import DirectiveError
+from tfspeedlab.render.markdown import LEFT, Markdown, code, italic, join, table
 
+
+def passes_note(gap: trends.PassGap) -> str:
+    """Under a table whose no-verdict cells come from a history pooled from passes of one process each:
+    the reason, which is not "one process" (start-up's passes timed 8 cold starts, each a fresh process)
+    but the passes' disagreement, counted."""
+    if gap.cold_starts:
+        ran = (f"Each release's {gap.passes * gap.blocks_per_pass} cold starts, each a fresh process, ran "
+               f"{gap.blocks_per_pass} in each of {gap.passes} passes.")
+    else:
+        ran = f"Each release ran one process of {gap.blocks_per_pass} blocks in each of {gap.passes} passes."
+    timed = "cold starts" if gap.cold_starts else "blocks"
+    return (f"¹ No verdict. {ran} For {gap.apart} of the {gap.pairs} release and case pairs, the two passes' {timed} "
+            "did not overlap. An interval would measure that gap between passes, not the release.")
+
+
+def _noted(history: list[ReleaseResults], example: str, found: Markdown) -> Markdown:
+    """``found`` with its one-process note replaced by the passes' reason, where the passes are it."""
+    gap = trends.pass_gap(history, example)
+    if gap is None or ONE_PROCESS_NOTE not in found:
+        return found
+    return Markdown(found.replace(ONE_PROCESS_NOTE, passes_note(gap)))
+
+
+# The most modes one trend table shows: with the release and Keras columns, a phone's width holds three.
+TREND_COLUMNS = 3
 
 
 def trend_table(history: list[ReleaseResults], example: str, workload: str) -> Markdown:
     """Releases × modes (a column per mode keeps the table narrow): each cell the time per call,
-    the 10th percentile of all blocks; the last row each mode's newest release against its oldest."""
-    return times_table(history, example, {trends.mode_label(history, example, label, mode): label
-                                          for mode, label in trends.workload_groups(history, example)[workload].items()})
+    the 10th percentile of all blocks; the last row each mode's newest release against its oldest.
+    A workload of more than ``TREND_COLUMNS`` modes gets a table per ``TREND_COLUMNS``, in its order,
+    and the Keras version sits below the release in its cell: a phone shows every column."""
+    labels = [(trends.mode_label(history, example, label, mode), label)
+              for mode, label in trends.workload_groups(history, example)[workload].items()]
+    return Markdown("\n\n".join(times_table(history, example, dict(labels[start:start + TREND_COLUMNS]),
+                                             keras_with_release=True)
+                                 for start in range(0, len(labels), TREND_COLUMNS)))
 
 
-def times_table(history: list[ReleaseResults], example: str, labels: dict[str, str]) -> Markdown:
+def times_table(history: list[ReleaseResults], example: str, labels: dict[str, str],
+                keras_with_release: bool = False) -> Markdown:
     """Releases × columns (each a case, ``labels``: column → case label): each cell the case's time per
-    call on that release; the last row each column's newest release against its oldest."""
+    call on that release; the last row each column's newest release against its oldest. The Keras
+    version each release installed is the second column, or in the release's cell (``keras_with_release``)."""
     releases = [item.release for item in history]
     series = {mode: dict(trends.measured(history, example, label)) for mode, label in labels.items()}
     keras = {item.release: (item.environment or {}).get("keras") for item in history}
@@ -42,7 +75,13 @@ def times_table(history: list[ReleaseResults], example: str, labels: dict[str, s
         except trends.DifferentMachines:
             changes.append("not compared (different CPUs)")
     span = f"{releases[-1].name} vs {releases[0].name}" if releases else "change"
-    return table(["Release", "Keras", *series], [*rows, [span, "", *changes]])
+    if keras_with_release:  # one column fewer: the version on a line of its own below the release
+        found = table([Markdown("Release<br>Keras"), *series],
+                      [*([join(release, Markdown("<br>"), version), *times] for release, version, *times in rows),
+                       [span, *changes]])
+    else:
+        found = table(["Release", "Keras", *series], [*rows, [span, "", *changes]])
+    return _noted(history, example, found)
 
 
 def changes_table(history: list[ReleaseResults], example: str) -> Markdown:
@@ -50,10 +89,11 @@ def changes_table(history: list[ReleaseResults], example: str) -> Markdown:
     if not steps:
         return Markdown(italic(f"No case changed by {format_ratio(trends.MATERIAL_CHANGE)} or more, with its interval "
                                "clear of 1, between consecutive releases."))
-    rows = [[step.case, f"{step.before.name} → {step.after.name}", format_time(step.old_s), format_time(step.new_s),
-             format_change(step.change)] for step in steps]
-    return table(["Case", "Releases", "Before", "After", "Change [95% interval]"], rows,
-                 [LEFT, LEFT, "--:", "--:", LEFT])
+    # The change, what the table answers, comes right after the case, and the two times share a cell:
+    # five columns ran past a phone's width and cut the change off.
+    rows = [[step.case, format_change(step.change), f"{step.before.name} → {step.after.name}",
+             f"{format_time(step.old_s)} → {format_time(step.new_s)}"] for step in steps]
+    return table(["Case", "Change [95% interval]", "Releases", "Time per call"], rows, [LEFT, LEFT, LEFT, "--:"])
 
 
 def environments_table(history: list[ReleaseResults], example: str) -> Markdown:
@@ -74,18 +114,45 @@ def environments_table(history: list[ReleaseResults], example: str) -> Markdown:
         rows.append([item.release.name, *(code(record[name]) if record.get(name) else "—" for name in
                                           ("tensorflow", "keras", "tf_keras", "numpy")),
                      (record.get("resolved_at") or "—")[:10], measured, outcome])
-    return table(["Release", "TensorFlow", "Keras", "tf-keras", "NumPy", "Packages as of", "Measured", "Outcome"],
-                 rows, [LEFT] * 8)
+    # Two tables, the versions and then the run, each narrow enough for a phone: as one, eight
+    # columns ran off its screen.
+    # The release is its TensorFlow's major and minor version: that column names the row where it holds one.
+    installed = table(["TensorFlow", "Keras", "tf-keras", "NumPy"],
+                      [[row[1] if row[1] != "—" else f"{row[0]}: none installed", *row[2:5]] for row in rows],
+                      [LEFT] * 4)
+    ran = table(["Release", "Packages as of", "Measured", "Outcome"], [[row[0], *row[5:]] for row in rows], [LEFT] * 4)
+    return Markdown(f"{installed}\n\n{ran}")
 
 
 def sittings_table(history: list[ReleaseResults], example: str) -> Markdown:
-    """Per release measured twice: how many cases differ between the sittings, and by how much."""
+    """Per release measured twice: how many cases differ between the sittings, and by how much. Where
+    the sittings are passes of one process each, no case can be said to differ (``trends.pass_gap``):
+    then each case's time in each pass, the times the chart's line per pass draws, and no factor (a
+    column of no verdicts beside a bare median factor said nothing a reader could use)."""
     shifts = trends.sitting_shifts(history, example)
     if not shifts:
         return Markdown(italic("Every release was measured in one sitting."))
-    rows = [[shift.release.name, NO_VERDICT_CELL if shift.differing is None else f"{shift.differing} of {shift.cases}",
-             time_change(shift.median_change)] for shift in shifts]
+    if any(shift.differing is None for shift in shifts):
+        return pass_times_table(history, example, {label: label for label in trends.case_labels(history, example)})
+    rows = [[shift.release.name, f"{shift.differing} of {shift.cases}", time_change(shift.median_change)]
+            for shift in shifts]
     return table(["Release", "Cases that differ between the passes", "Second pass against the first (median over its cases)"], rows)
+
+
+def pass_times_table(history: list[ReleaseResults], example: str, labels: dict[str, str]) -> Markdown:
+    """Releases × cases (``labels``: column → case label): each cell the case's time in each pass, in
+    the order the passes ran, ``5.47 s → 3.46 s``."""
+    by_case = {header: dict(trends.pass_times(history, example, label)) for header, label in labels.items()}
+    unknown = [label for label in labels.values() if label not in trends.case_labels(history, example)]
+    if unknown:
+        raise DirectiveError(f"{example}'s history has no case {unknown}; cases: {trends.case_labels(history, example)}")
+    releases = [item.release for item in history if any(item.release in found for found in by_case.values())]
+    rows = [[release.name, *(" → ".join(format_time(seconds) for seconds in found[release]) if release in found
+                             else "—" for found in by_case.values())]
+            for release in releases]
+    passes = max((len(times) for found in by_case.values() for times in found.values()), default=2)
+    order = " → ".join(f"pass {number}" for number in range(1, passes + 1))
+    return table(["Release", *(f"{header}, {order}" for header in labels)], rows)
 
 
 def growth_table(history: list[ReleaseResults], example: str, labels: dict[str, str],

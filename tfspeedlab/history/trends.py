@@ -243,3 +243,58 @@ def sitting_shifts(history: list[ReleaseResults], example: str) -> list[SittingS
                      else sum(c.above_one or c.below_one for c in changes))
         found.append(SittingShift(item.release, differing, len(changes), float(np.median([c.value for c in changes]))))
     return found
+
+
+def pass_times(history: list[ReleaseResults], example: str, case: str) -> list[tuple[Release, list[float]]]:
+    """Per release whose file pools two or more passes (``sitting_runs``), the case's time in each pass:
+    the 10th percentile of that pass's blocks alone, as the chart's line per pass draws it."""
+    found = []
+    for release, result in measured(history, example, case):
+        counts = _file(history, example, release).environment.get("sitting_runs")
+        if not counts or len(counts) < 2:
+            continue
+        starts = np.cumsum([0, *counts])
+        found.append((release, [intervals.estimate_s(result.runs[start:stop])
+                                for start, stop in zip(starts, starts[1:])]))
+    return found
+
+
+@dataclass(frozen=True)
+class PassGap:
+    """Why changes between releases of a history pooled from passes of one process each get no verdict:
+    the passes disagree beyond their own spread, so an interval over them measures the gap between
+    the passes, not the release. ``apart`` of the ``pairs`` (release, case) had the two passes' blocks
+    in ranges that do not overlap."""
+
+    passes: int
+    blocks_per_pass: int  # the fewest blocks one pass of one case timed (for start-up, cold starts)
+    cold_starts: bool  # each block a fresh process's cold start (the startup example), not a call
+    apart: int
+    pairs: int
+
+
+def pass_gap(history: list[ReleaseResults], example: str) -> PassGap | None:
+    """The gap between the first two passes of every release measured in passes of one process each
+    (``processes_per_pass`` 1), or None where no release was: its one-process verdicts then have the
+    plain reason, one process."""
+    passes, blocks, apart, pairs, cold = 0, None, 0, 0, False
+    for item in history:
+        results = item.results.get(example)
+        counts = results.environment.get("sitting_runs") if results else None
+        if not counts or len(counts) < 2 or min(counts) > 1:
+            continue
+        passes = max(passes, len(counts))
+        cold = cold or bool(results.params.get("cold_starts_per_process"))
+        first, second = counts[0], counts[1]
+        for case in results.cases:
+            one = [t for run in case.runs[:first] for t in run.samples_s]
+            two = [t for run in case.runs[first:first + second] for t in run.samples_s]
+            if not one or not two:
+                continue
+            blocks = min(blocks or len(one), len(one), len(two))
+            pairs += 1
+            apart += max(one) < min(two) or max(two) < min(one)
+    if not pairs:
+        return None
+    return PassGap(passes, blocks, cold, apart, pairs)
+

@@ -12,6 +12,7 @@ from tfspeedlab.core.results.schema import ResultsFile
 from tfspeedlab.core.stats import memory_growth
 from tfspeedlab.core.units import format_bytes
 from tfspeedlab.core.wording import NO_GROWTH_BYTES_PER_CALL
+from tfspeedlab.memory.tables import keras_name
 from tfspeedlab.render.charts import (FIGURE_WIDTH_IN, LINE_IN, TEXT_PT, THEMES, TITLE_PT, add_caption,
                                       caption_height_in, chart_style, figure_svg, open_frame, wrapped_title)
 
@@ -71,7 +72,7 @@ def memory_over_calls_svg(results: ResultsFile, theme_name: str) -> str:
                     axes.plot(found.calls, [value / scale for value in found.bytes_since_start], marker="o",
                               markersize=3.5, color=colours[str(case.params["cleanup"])],
                               linestyle=KERAS_DASHES.get(keras, ":"))
-                axes.set_title(keras, loc="left")
+                axes.set_title(keras_name(keras, results), loc="left")
                 axes.axhline(0, color=theme.grid, linewidth=0.8)
                 axes.xaxis.set_major_locator(ticker.MaxNLocator(nbins=4, integer=True))
                 axes.grid(color=theme.grid, linewidth=0.6)

@@ -73,10 +73,10 @@ def too_short_to_see(whisker: Whisker | None, furthest_s: float, scale: Scale) -
             and whisker.high_s - whisker.low_s < SHORTEST_WHISKER * furthest_s)
 
 
-def time_label(time_s: float, whisker: Whisker | None, furthest_s: float, scale: Scale) -> str:
+def time_label(time_s: float, whisker: Whisker | None, furthest_s: float, scale: Scale, always: bool = False) -> str:
     """The time beside a bar; with its interval written out, in the time's unit, where its whisker is
-    too short to see: ``459 ns [386–557 ns]``."""
-    if not too_short_to_see(whisker, furthest_s, scale):
+    too short to see (or ``always``, for a chart whose rule is to write every one): ``459 ns [386–557 ns]``."""
+    if whisker is None or not (always or too_short_to_see(whisker, furthest_s, scale)):
         return format_time(time_s)
     unit, seconds = select_unit(time_s)
     ends = "–".join(format_significant(end / seconds, 3) for end in (whisker.low_s, whisker.high_s))

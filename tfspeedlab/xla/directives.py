@@ -7,6 +7,7 @@ import math
 
 from tfspeedlab.core import wording
 from tfspeedlab.core.units import format_time
+from tfspeedlab.costmodel import per_cpu
 from tfspeedlab.render import markdown
 from tfspeedlab.render.context import Context, Runner
 from tfspeedlab.render.errors import DirectiveError
@@ -57,6 +58,30 @@ def xla_payback(context: Context, example: str, pair: str = "", *, runner: Runne
     if word is wording.Verdict.SLOWER:
         return f"never repays itself: per call, XLA was {per_call}"
     return f"may never repay itself: per call, XLA was {per_call}"
+
+
+@directive("xla_payback_across_cpus", "After how many calls XLA's compile repays itself on every CPU model where XLA was "
+                                      "faster per call, from the files the per-CPU table shows (the committed one and "
+                                      "the newest re-measure on each other model): ``after about 1,340 to 2,440 calls "
+                                      "on the 3 CPU models where XLA was faster``.")
+def xla_payback_across_cpus(context: Context, example: str, pair: str = "", *, runner: Runner = "cpu") -> str:
+    files = per_cpu.files_by_cpu(context.lookup(example, runner), context.sittings_of(example, runner))
+    calls = []
+    for found in files:
+        try:
+            one = xla.pair_named(found, pair or None)
+        except ValueError as error:
+            raise DirectiveError(str(error)) from None
+        if wording.page_verdict(one.speedup) is wording.Verdict.FASTER:
+            calls.append((max(math.ceil(xla.payback_calls(one)), 1), context.cpu_text(found.environment)))
+    if not calls:
+        return f"never, on the {len(files)} CPU models measured: XLA was faster per call on none"
+    calls.sort()
+    if len(calls) == 1:
+        where = f"on {calls[0][1]}" + ("" if len(files) == 1 else ", the one CPU model where XLA was faster")
+        return f"after about {_calls(calls[0][0])} calls {where}"
+    where = f"on the {len(calls)} CPU models" + ("" if len(calls) == len(files) else " where XLA was faster")
+    return f"after about {_calls(calls[0][0])} to {_calls(calls[-1][0])} calls {where}"
 
 
 @directive("first_call_range", "The fastest and slowest first call of one case over its processes: ``408 ms to "

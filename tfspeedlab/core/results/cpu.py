@@ -11,6 +11,7 @@ against a file that did record them, it cannot be told to be the same CPU.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -45,14 +46,28 @@ def _family_and_model(environment: Mapping[str, Any]) -> tuple[Any, Any] | None:
     return (family, model) if family is not None and model is not None else None
 
 
+# What a vendor's model string carries that names no CPU model: trademarks, the word "Processor", a
+# core count and the base clock ("Intel(R) Xeon(R) Processor", "AMD EPYC 7B13 64-Core Processor").
+_NOT_A_NAME = re.compile(r"\((?:R|TM|tm)\)|\bProcessor\b|\b\d+-Core\b|@\s*[\d.]+\s*GHz")
+
+
+def short_model_name(environment: Mapping[str, Any]) -> str:
+    """``Intel Xeon``: the recorded model name without what names no model (``_NOT_A_NAME``)."""
+    recorded = str(environment.get("cpu_model", "unknown CPU"))
+    return " ".join(_NOT_A_NAME.sub(" ", recorded).split()) or recorded
+
+
 def cpu_name(environment: Mapping[str, Any], known: Iterable[Mapping[str, Any]] = ()) -> str:
     """``AMD EPYC 25/1``: the one name every table and sentence gives a CPU model, short enough for a
-    table's column on a phone. The model name with its family and model number where the file recorded
-    them; where it did not, those that the files in ``known`` measured on the same CPU model
-    (``same_cpu``) recorded, if they all record one; else the instruction sets that tell such CPUs
-    apart: ``AMD EPYC (AVX2, AVX-512)``. A reader can then match the rows of two tables: a re-measure
-    that recorded no family reads as the committed file of its model does."""
-    name = environment.get("cpu_model", "unknown CPU")
+    table's column on a phone, and never a repeat of the instruction sets its table gives beside it.
+    The short model name (``short_model_name``) with its family and model number where the file
+    recorded them; where it did not, those that the files in ``known`` measured on the same CPU model
+    (``same_cpu``) recorded, if they all record one. Else the short name alone (``Intel Xeon``), unless
+    ``known`` holds another CPU model of that short name, which would read the same: then the
+    instruction sets that only this one has tell it apart (``Intel Xeon (AMX)``), or where it has none
+    of its own, all of its sets. A reader can then match the rows of two tables: a re-measure that
+    recorded no family reads as the committed file of its model does."""
+    name = short_model_name(environment)
     ids = _family_and_model(environment)
     if ids is None:
         found = {found_ids for other in known
@@ -60,8 +75,14 @@ def cpu_name(environment: Mapping[str, Any], known: Iterable[Mapping[str, Any]] 
         ids = found.pop() if len(found) == 1 else None
     if ids is not None:
         return f"{name} {ids[0]}/{ids[1]}"
-    sets = instruction_sets(environment)
-    return f"{name} ({sets})" if sets != "not recorded" else str(name)
+    own = _flag_names(environment)
+    rivals = [other for other in known if short_model_name(other) == name
+              and cpu_identity(other) != cpu_identity(environment) and other.get("cpu_flags")]
+    if not rivals or not own:
+        return name
+    theirs = {flag for other in rivals for flag in _flag_names(other)}
+    apart = [flag for flag in own if flag not in theirs] or own
+    return f"{name} ({', '.join(apart)})"
 
 
 def cpu_with_sets(environment: Mapping[str, Any], known: Iterable[Mapping[str, Any]] = ()) -> str:
@@ -79,10 +100,10 @@ class CpuNames:
 
     @classmethod
     def of(cls, environments: Iterable[Mapping[str, Any]]) -> CpuNames:
-        """The names over these environments: one of each CPU model that recorded its family and
-        model number is all a name is looked up in."""
+        """The names over these environments: one of each CPU as recorded (``cpu_identity``) that
+        recorded its family and model number, or its instruction sets, is all a name is looked up in."""
         kept = {cpu_identity(environment): environment for environment in environments
-                if _family_and_model(environment) is not None}
+                if _family_and_model(environment) is not None or environment.get("cpu_flags")}
         return cls(tuple(kept.values()))
 
     def __call__(self, environment: Mapping[str, Any]) -> str:

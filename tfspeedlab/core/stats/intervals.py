@@ -168,6 +168,12 @@ def resampled_estimates(case: CaseResult, resamples: int = RESAMPLES, seed: int 
     return _RESAMPLED[key]
 
 
+def difference(a: CaseResult, b: CaseResult) -> Estimate:
+    """``a``'s time less ``b``'s (seconds per call), with the interval of that difference over both
+    cases' hierarchical resamples: what one case's call costs beyond the other's."""
+    return estimate_of(estimate_s(a) - estimate_s(b), resampled_estimates(a) - resampled_estimates(b))
+
+
 # How a ratio's interval is taken (the coverage experiment on "How to time TensorFlow fairly" chose it):
 # * "hierarchical bootstrap": processes, then blocks within each, resampled for each case apart;
 # * "paired processes": the ratio in each process (the cases took turns block by block in it), and a

@@ -10,7 +10,7 @@ from tfspeedlab.core import wording
 from tfspeedlab.core.profiling import HOST_LAYERS
 from tfspeedlab.core.results.cpu import same_cpu
 from tfspeedlab.core.results.schema import NotInResults
-from tfspeedlab.core.stats import cost_model, intervals, line_fit, op_layers
+from tfspeedlab.core.stats import cost_model, intervals, line_fit, op_layers, summary, sweeps
 from tfspeedlab.core.units import format_bytes, format_ratio, format_time
 from tfspeedlab.render import shared_workloads
 from tfspeedlab.render.context import Context, Runner
@@ -57,6 +57,25 @@ def sample_range(context: Context, example: str, case: str, *, runner: Runner = 
                     "[2.11–2.47×]``, ``the same within 4%`` or ``inconclusive here (1.25× slower to 1.30× faster)``.")
 def factor(context: Context, example: str, slower: str, faster: str, *, runner: Runner = "cpu") -> str:
     return wording.page_speedup(intervals.speedup(context.lookup(example, runner), slower, faster))
+
+
+@directive("time_saved", "What FASTER saves per call over SLOWER: SLOWER's time less FASTER's, with its 95% "
+                         "interval over both cases' resampled processes: ``1.31 ms [1.02–1.63 ms]``, or ``too small "
+                         "to measure here``.")
+def time_saved(context: Context, example: str, slower: str, faster: str, *, runner: Runner = "cpu") -> str:
+    results = context.lookup(example, runner)
+    return wording.time_with_interval(intervals.difference(results.case(slower), results.case(faster)))
+
+
+@directive("case_speedup", "One case's cell of its results table's speed-up column: ``1× (baseline)``, its speed-up "
+                           "over the file's baseline in the four verdicts, or ``did not train: no speed-up`` where "
+                           "its weights stayed put, for a table a page lays out itself.")
+def case_speedup(context: Context, example: str, case: str, *, runner: Runner = "cpu") -> str:
+    results = context.lookup(example, runner)
+    for row in summary.rows(results):
+        if row.case == case:
+            return row.speedup
+    raise DirectiveError(f"{example} has no case {case!r}; cases: {', '.join(found.label for found in results.cases)}")
 
 
 @directive("agreement", "The same workload in two results files, this one's time against the other's: "
@@ -199,6 +218,20 @@ def fitted(context: Context, example: str, part: str, row: str, figure: Literal[
 
 ModelFigure = Literal["fitted_worst", "fitted_median", "held_out_worst", "held_out_median", "split_elements",
                       "break_even_10x10"]
+
+
+@directive("break_even_agreement", "Whether the cost model's break-even on the op-count sweep's 10 × 10 tensors lies "
+                                   "inside the 95% interval of the sweep's own line fit: ``inside the lines' 95% "
+                                   "interval, so the two agree``; outside it, that the break-even is the span "
+                                   "between the two.")
+def break_even_agreement(context: Context, *, runner: Runner = "cpu") -> str:
+    if runner not in context.models:
+        raise DirectiveError(f"no cost model for {runner!r}: it needs the op-count and tensor-size sweeps")
+    modelled = context.models[runner].break_even_ops(100)
+    fitted = sweeps.op_costs(context.lookup("op_chain", runner)).break_even
+    if modelled is not None and fitted.low <= modelled <= fitted.high:
+        return "inside the lines' 95% interval, so the two agree"
+    return "outside the lines' 95% interval: read the break-even as the span between the two figures"
 
 
 @directive("model_figure", "One figure of the cost model: how far it misses the points it was fitted to or the "

@@ -67,6 +67,14 @@ def environment_cpu(context: Context, example: str, *, runner: Runner = "cpu") -
     return markdown.text(context.cpu_name.with_sets(context.lookup(example, runner).environment))
 
 
+@directive("environment_when", "The CPU an example was measured on and when (UTC): ``AMD EPYC 25/1 with AVX2, "
+                               "2026-12-03 17:34``, for an absolute time stated away from its table.")
+def environment_when(context: Context, example: str, *, runner: Runner = "cpu") -> str:
+    found = context.lookup(example, runner)
+    when = found.environment["utc_time"][:16].replace("T", " ")
+    return markdown.text(f"{context.cpu_name.with_sets(found.environment)}, {when}")
+
+
 @directive("measured_on", "One box for the top of a page: the machines, TensorFlow and Keras versions and dates "
                           "behind every figure, or behind the named examples' "
                           "(``{{ measured_on only=memory,startup }}``).")
