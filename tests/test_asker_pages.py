@@ -13,12 +13,14 @@ import re
 import pytest
 from conftest import REPO
 
-from tfspeedlab.analysis import history as trends
-from tfspeedlab.analysis import intervals, summary, wording
-from tfspeedlab.analysis.intervals import Ratio
-from tfspeedlab.results.history import load_history
-from tfspeedlab.site import directives, history_tables, site_data
-from tfspeedlab.site.markdown import Markdown
+from tfspeedlab.history import trends
+from tfspeedlab.core.stats import intervals, summary
+from tfspeedlab.core import wording
+from tfspeedlab.core.stats.intervals import Ratio
+from tfspeedlab.core.results.history import load_history
+from tfspeedlab.site import directives, site_data
+from tfspeedlab.history import tables as history_tables
+from tfspeedlab.render.markdown import Markdown
 
 DOCS = REPO / "docs"
 TINY_TOB, TINY_TEN = "tiny · Keras 3 train_on_batch", "tiny · tf.function, 10 steps per call"

@@ -98,7 +98,7 @@ def test_the_payback_across_cpu_models_comes_from_the_per_cpu_tables_files(commi
 
 
 def test_the_break_even_agreement_follows_the_line_fit_s_interval(committed):
-    from tfspeedlab.analysis import sweeps
+    from tfspeedlab.core.stats import sweeps
 
     fitted = sweeps.op_costs(committed.results["cpu"]["op_chain"]).break_even
     modelled = committed.models["cpu"].break_even_ops(100)

@@ -127,8 +127,8 @@ def test_a_speedup_across_cpu_models_reads_as_its_range():
 
 
 def test_a_span_over_cpu_models_groups_them_by_verdict_in_its_own_words():
-    from tfspeedlab.analysis import wording
-    from tfspeedlab.analysis.intervals import Ratio
+    from tfspeedlab.core import wording
+    from tfspeedlab.core.stats.intervals import Ratio
 
     unclear = Ratio(1.1, 0.95, 1.28, processes=3)
     wins = [("AMD EPYC 25/17", Ratio(1.71, 1.44, 2.03, processes=3)), ("Intel Xeon", Ratio(2.37, 1.99, 2.81, processes=3)),
@@ -151,8 +151,8 @@ def test_a_span_over_cpu_models_groups_them_by_verdict_in_its_own_words():
 
 
 def test_a_verdict_over_cpu_models_is_its_word_alone_only_where_every_model_says_it():
-    from tfspeedlab.analysis import wording
-    from tfspeedlab.analysis.intervals import Ratio
+    from tfspeedlab.core import wording
+    from tfspeedlab.core.stats.intervals import Ratio
 
     losses = [(name, Ratio(0.4, 0.3, 0.5, processes=3)) for name in "ABCD"]
     assert wording.across_cpu_verdict(losses) == "slower on all 4 CPU models"

@@ -51,7 +51,7 @@ def test_a_verdict_agrees_with_the_figures_it_prints(low, high):
     """cpu-settings printed "inconclusive here (1.17× slower to 1.20× faster)" beside "the same within 20%":
     the verdict was decided on unrounded ends. Now "the same within X%" stands exactly where the ends,
     as the inconclusive phrase would print them, lie within 1.20× either way, and X never exceeds 20."""
-    from tfspeedlab.units import format_factor
+    from tfspeedlab.core.units import format_factor
 
     phrase = wording.format_speedup(Ratio(1.0, low, high, processes=3))
     # The two ends as "inconclusive here (a× slower to b× faster)" prints them.
