@@ -86,7 +86,7 @@ def test_the_payback_across_cpu_models_comes_from_the_per_cpu_tables_files(commi
     from a small-ops re-measure: the two disagreed. The range now comes from the table's own files."""
     small_ops = committed.results["cpu"]["small_ops"]
     sittings = [sitting["small_ops"] for sitting in committed.remeasures_shown["cpu"].values() if "small_ops" in sitting]
-    pairs = [xla.pair_named(found) for found in per_cpu.files_by_cpu(small_ops, sittings)]
+    pairs = [xla.pair_named(found) for found in shared_workloads.files_by_cpu(small_ops, sittings)]
     calls = sorted(math.ceil(xla.payback_calls(pair)) for pair in pairs
                    if wording.verdict(pair.speedup) is wording.Verdict.FASTER)
     phrase = render(committed, "xla_payback_across_cpus", "small_ops")

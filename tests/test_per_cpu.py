@@ -10,6 +10,7 @@ import pytest
 
 from tfspeedlab.core.stats import sweeps
 from tfspeedlab.costmodel import per_cpu
+from tfspeedlab.render import shared_workloads
 from tfspeedlab.render.markdown import text
 from tfspeedlab.site import directives, site_data
 from tfspeedlab.site.quantities import derived
@@ -82,7 +83,7 @@ def test_a_run_that_left_a_case_out_skips_that_source(committed):
 
 def test_by_cpu_has_one_row_per_cpu_model_sorted_by_the_speed_up(committed):
     small_ops = committed.results["cpu"]["small_ops"]
-    files = per_cpu.files_by_cpu(small_ops, [found["small_ops"] for found in
+    files = shared_workloads.files_by_cpu(small_ops, [found["small_ops"] for found in
                                             committed.remeasures["cpu"].values() if "small_ops" in found])
     rendered = directives.render("by_cpu", ["small_ops", "eager", "tf.function=graph"], context(committed))
     rows = [line for line in rendered.splitlines() if line.startswith("| ") and not line.startswith("| ---")][1:]

@@ -71,7 +71,7 @@ def by_cpu(context: Context, example: str, base: str, *cases: str) -> str:
         if committed is None:
             return not_measured(runner, markdown.code(example))
         rows = []
-        for index, found in enumerate(per_cpu.files_by_cpu(committed, context.sittings_of(example, runner))):
+        for index, found in enumerate(shared_workloads.files_by_cpu(committed, context.sittings_of(example, runner))):
             speedups = [intervals.ratio(found.case(base_case), found.case(case)) for _, case in columns]
             rows.append((speedups[0].value if speedups else 0.0, [
                 context.cpu_name(found.environment), *(wording.speedup_cell(speedup) for speedup in speedups),

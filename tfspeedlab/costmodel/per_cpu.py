@@ -18,17 +18,11 @@ from tfspeedlab.core.results.cpu import cpu_name, same_cpu  # noqa: F401 (cpu_na
 from tfspeedlab.core.results.schema import NotInResults, ResultsFile
 from tfspeedlab.core.stats import intervals, line_fit, sweeps
 from tfspeedlab.core.units import format_significant, format_time
-from tfspeedlab.render.shared_workloads import other_cpus
 
 
 # ``per_cpu.cpu_name`` is ``core.results.cpu.cpu_name``, the one function that names a CPU model, for callers
 # without a build's context; a directive names a CPU with ``Context.cpu_name``, which also names a file
 # that recorded no family as a file of its CPU model that did.
-
-
-def files_by_cpu(committed: ResultsFile, sittings) -> list[ResultsFile]:
-    """The committed file and the newest re-measure on each other CPU model, the committed first."""
-    return [committed, *other_cpus(committed, sittings)]
 
 
 # ------------------------------------------------------------ the fixed cost of a call, per CPU model

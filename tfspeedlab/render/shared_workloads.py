@@ -153,6 +153,11 @@ def other_cpus(committed: ResultsFile, sittings) -> list[ResultsFile]:
     return kept
 
 
+def files_by_cpu(committed: ResultsFile, sittings) -> list[ResultsFile]:
+    """The committed file and the newest re-measure on each other CPU model, the committed first."""
+    return [committed, *other_cpus(committed, sittings)]
+
+
 def times_table(results_of, page_link, time_of, sittings_of=lambda example: (), name_of: NameOf = cpu_name) -> Markdown:
     """One row per timing: the workload (on its first row), the page and its time, the CPU and date,
     and how it compares with the first row on the same CPU model, whose two intervals give a

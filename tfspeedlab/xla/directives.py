@@ -7,8 +7,7 @@ import math
 
 from tfspeedlab.core import wording
 from tfspeedlab.core.units import format_time
-from tfspeedlab.costmodel import per_cpu
-from tfspeedlab.render import markdown
+from tfspeedlab.render import markdown, shared_workloads
 from tfspeedlab.render.context import Context, Runner
 from tfspeedlab.render.errors import DirectiveError
 from tfspeedlab.render.registry import NOT_IN_QUICK_RUN, directive
@@ -65,7 +64,7 @@ def xla_payback(context: Context, example: str, pair: str = "", *, runner: Runne
                                       "the newest re-measure on each other model): ``after about 1,340 to 2,440 calls "
                                       "on the 3 CPU models where XLA was faster``.")
 def xla_payback_across_cpus(context: Context, example: str, pair: str = "", *, runner: Runner = "cpu") -> str:
-    files = per_cpu.files_by_cpu(context.lookup(example, runner), context.sittings_of(example, runner))
+    files = shared_workloads.files_by_cpu(context.lookup(example, runner), context.sittings_of(example, runner))
     calls = []
     for found in files:
         try:
