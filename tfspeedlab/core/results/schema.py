@@ -128,6 +128,9 @@ class ResultsFile:
     source: Path | None = field(default=None, compare=False)
     # Cases that could not run where this file was measured, each with its reason (one line).
     unavailable: Mapping[str, str] = field(default_factory=dict)
+    # What a saved diagnosis (``tfspeedlab diagnose --save``) found that is not a case: its budget,
+    # probe, placement, memory. Its fields are the diagnosis package's to read; None in a run's file.
+    diagnosis: Mapping[str, Any] | None = None
 
     def case(self, label: str) -> CaseResult:
         for case in self.cases:
@@ -153,6 +156,7 @@ def to_dict(results: ResultsFile) -> dict[str, Any]:
         "cases": [_case_to_dict(case) for case in results.cases],
         # Written only where a case could not run, so that other files read as they always did.
         **({"unavailable": dict(results.unavailable)} if results.unavailable else {}),
+        **({"diagnosis": dict(results.diagnosis)} if results.diagnosis is not None else {}),
     }
 
 
@@ -232,6 +236,7 @@ def from_dict(data: Any, path: Path | str) -> ResultsFile:
         if missing:
             raise ResultsFileError(path, f"cases[{index}].params", f"lacks {missing}, which its {layout.kind} layout reads")
     unavailable = _unavailable_from_dict(reader, data.get("unavailable", {}), labels)
+    diagnosis = reader.get(data, "diagnosis", dict) if "diagnosis" in data else None
     return ResultsFile(
         example=example,
         title=reader.check_length(reader.get(data, "title", str), "title"),
@@ -244,6 +249,7 @@ def from_dict(data: Any, path: Path | str) -> ResultsFile:
         layout=layout,
         source=Path(path),
         unavailable=unavailable,
+        diagnosis=diagnosis,
     )
 
 
