@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tfspeedlab.core.results.schema import CaseResult, FieldReader, ResultsFile, run_from_dict
+from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.results.schema import CaseResult, ResultsFile
 from tfspeedlab.core.results.store import read_json, write_json_atomic
 from tfspeedlab.diagnosis.codec import from_results, to_json
 
@@ -18,10 +19,10 @@ def migrate(path: Path) -> None:
     old = read_json(path)
     if "schema" in old:
         return
-    reader = FieldReader(path)
-    cases = tuple(CaseResult(mode, {}, tuple(run_from_dict(reader, run, f"modes.{mode}.runs[{index}].",
-                                                           stored_statistics=False)
-                                             for index, run in enumerate(entry["runs"])))
+    # Each run kept its samples alone (a median at most, for readers): its statistics are derived from them.
+    cases = tuple(CaseResult(mode, {}, tuple(Measurement(tuple(run["samples_s"]), run["calls_per_block"],
+                                                         run["first_call_s"], run["completion"], run["tracing_count"])
+                                             for run in entry["runs"]))
                   for mode, entry in old["modes"].items() if "runs" in entry)
     unavailable = {mode: entry["error"] for mode, entry in old["modes"].items() if "runs" not in entry}
     block = {name: value for name, value in old.items() if name not in ("modes", "environment")}

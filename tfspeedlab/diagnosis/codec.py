@@ -3,7 +3,7 @@ file's cases, a mode that could not run is in its ``unavailable``, and what is n
 probe, the host-time split, the placement, the budget, memory) is its ``diagnosis`` block; the
 derived ratios are there only as a copy for readers of the file (they are recomputed on load, and
 the bootstrap is seeded by the samples, so a kept report reads exactly as the terminal printed it).
-A Keras model's is its own object, each call's run written as the results files write a run.
+A Keras model's likewise, each call a case.
 
 Reading checks every field with the results files' reader (``results.schema.FieldReader``): a
 malformed file is a ``ResultsFileError`` naming the file and the field.
@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tfspeedlab.core.profiling.trace import HOST_LAYERS, Breakdown
-from tfspeedlab.core.results.schema import (CaseResult, FieldReader, ResultsFile, from_dict, run_from_dict,
-                                            run_to_dict, to_dict)
+from tfspeedlab.core.results.schema import FieldReader, ResultsFile, from_dict, to_dict
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.stats.memory_growth import followed_from_json, followed_to_json
 from tfspeedlab.diagnosis.function_core import MODES, Diagnosis, Placement, RetraceProbe, pool
@@ -45,7 +44,7 @@ def to_json(diagnosis: Diagnosis, environment: Mapping[str, Any], name: str = SA
 
 
 def to_results(diagnosis: Diagnosis, environment: Mapping[str, Any], name: str = SAVED_NAME) -> ResultsFile:
-    return ResultsFile(example=name, title=diagnosis.target, runner="gpu" if environment["gpus"] else "cpu",
+    return ResultsFile(example=name, title=diagnosis.target, runner=_runner(environment),
                        quick=False, params={}, environment=environment, cases=tuple(diagnosis.modes.values()),
                        baseline="eager" if "eager" in diagnosis.modes else None,
                        unavailable=dict(diagnosis.unavailable), diagnosis=_block(diagnosis))
@@ -181,28 +180,28 @@ def _optional(reader: FieldReader, mapping: dict[str, Any], name: str, types: An
 
 # -- a Keras model's diagnosis --
 
-def model_to_json(diagnosis: ModelDiagnosis) -> dict[str, Any]:
-    def call(group: str, name: str) -> dict[str, Any]:
-        # A call not measured (interrupted) has neither a measurement nor an error.
-        case = diagnosis.calls.get(name)
-        return {"name": name, "group": group, "measurement": None if case is None else run_to_dict(case.runs[0]),
-                "error": diagnosis.unavailable.get(name), "speedup": ratio_to_json(diagnosis.speedups.get(name))}
-
-    return {
+def model_to_json(diagnosis: ModelDiagnosis, environment: Mapping[str, Any], name: str = SAVED_NAME) -> dict[str, Any]:
+    """The diagnosis as a results file: each call a case (timed per call or per training step)."""
+    block = {
         "kind": MODEL_KIND, "model_path": diagnosis.model_path, "batch": diagnosis.batch,
         "input_shapes": [list(shape) for shape in diagnosis.input_shapes],
         "loss": diagnosis.loss, "optimizer": diagnosis.optimizer, "compiled_by": diagnosis.compiled_by,
-        "calls": [call(group, name) for group, names in CALLS.items() for name in names],
         "interrupted": diagnosis.interrupted, "verdict": diagnosis.verdict,
+        "speedups": {call: ratio_to_json(found) for call, found in diagnosis.speedups.items()},  # for readers
         "load_s": diagnosis.load_s, "first_prediction_s": diagnosis.first_prediction_s,  # the latter for readers
         "memory": followed_to_json(diagnosis.memory),
     }
+    cases = tuple(diagnosis.calls[call] for names in CALLS.values() for call in names if call in diagnosis.calls)
+    return to_dict(ResultsFile(example=name, title=diagnosis.model_path, runner=_runner(environment), quick=False,
+                               params={}, environment=environment, cases=cases, unavailable=dict(diagnosis.unavailable),
+                               diagnosis=block))
 
 
 def model_from_json(data: Any, path: Path | str = MODEL_UNSAVED) -> ModelDiagnosis:
     """A diagnosis from ``model_to_json``'s output (read from ``path``); otherwise a
     ``ResultsFileError`` (a ``ValueError``) naming ``path`` and the field that is wrong."""
-    reader = _reader(data, path, MODEL_KIND)
+    results = from_dict(data, path)
+    reader, data = _reader(results.diagnosis, path, MODEL_KIND, "diagnosis"), results.diagnosis
     batch = reader.get(data, "batch", int)
     reader.require(batch >= 1, "batch", f"must be at least 1, found {batch}")
     shapes = reader.get(data, "input_shapes", list)
@@ -214,44 +213,28 @@ def model_from_json(data: Any, path: Path | str = MODEL_UNSAVED) -> ModelDiagnos
     reader.require(compiled_by in (FROM_FILE, FROM_TFSPEEDLAB), "compiled_by",
                    f"must be {FROM_FILE!r} or {FROM_TFSPEEDLAB!r}, found {compiled_by!r}")
     interrupted = reader.get(data, "interrupted", bool)
-    raw_calls = reader.get(data, "calls", list)
-    calls, unavailable, names = {}, {}, []
-    for index, raw in enumerate(raw_calls):
-        name, found = _call_from_json(reader, raw, f"calls[{index}]", interrupted)
-        names.append(name)
-        if isinstance(found, CaseResult):
-            calls[name] = found
-        elif found is not None:
-            unavailable[name] = found
-    reader.require(len(set(names)) == len(names), "calls", f"names a call twice: {names}")
-    reader.require(any(name in calls for name in CALLS[PREDICT]), "calls", "holds no measured predict call")
+    calls = {case.label: case for case in results.cases}
+    known = [call for names in CALLS.values() for call in names]
+    unknown = sorted(set(calls) - set(known))
+    reader.require(not unknown, "cases", f"name {unknown} besides the calls {known}")
+    # A call neither timed nor failed was not measured: only a training call, when Ctrl-C cut the run short.
+    unmeasured = [call for call in known if call not in calls and call not in results.unavailable]
+    reader.require(not unmeasured or (interrupted and set(unmeasured) <= set(CALLS[TRAINING])), "cases",
+                   f"lack {unmeasured}, neither timed nor failed (only training calls of an interrupted run may)")
+    reader.require(any(call in calls for call in CALLS[PREDICT]), "cases", "hold no measured predict call")
     # Start-up and memory came later than the calls: a report kept before has neither.
     load_s = reader.get(data, "load_s", (float, int, NONE)) if "load_s" in data else None
     reader.require(load_s is None or load_s > 0, "load_s", f"must be above 0 seconds, found {load_s}")
     return ModelDiagnosis(
         model_path=reader.get(data, "model_path", str), batch=batch,
         input_shapes=tuple(tuple(shape) for shape in shapes), loss=reader.get(data, "loss", str),
-        optimizer=reader.get(data, "optimizer", str), compiled_by=compiled_by, calls=calls, unavailable=unavailable,
-        interrupted=interrupted, load_s=None if load_s is None else float(load_s),
-        memory=followed_from_json(reader, data))
+        optimizer=reader.get(data, "optimizer", str), compiled_by=compiled_by, calls=calls,
+        unavailable=dict(results.unavailable), interrupted=interrupted,
+        load_s=None if load_s is None else float(load_s), memory=followed_from_json(reader, data))
 
 
-def _call_from_json(reader: FieldReader, raw: Any, where: str, interrupted: bool) -> tuple[str, CaseResult | str | None]:
-    """A call's name, and its case, or its error, or None where it was not measured (interrupted)."""
-    reader.require(isinstance(raw, dict), where, "must be a JSON object")
-    prefix = f"{where}."
-    group = reader.get(raw, "group", str, prefix)
-    reader.require(group in CALLS, prefix + "group", f"must be one of {list(CALLS)}, found {group!r}")
-    name = reader.get(raw, "name", str, prefix)
-    reader.require(name in CALLS[group], prefix + "name", f"must be one of {list(CALLS[group])}, found {name!r}")
-    error = reader.get(raw, "error", (str, NONE), prefix)
-    found = reader.get(raw, "measurement", (dict, NONE), prefix)
-    if found is None:
-        reader.require(error is not None or (interrupted and group == TRAINING), where,
-                       "has neither a measurement nor an error (only training calls of an interrupted run may)")
-        return name, error
-    reader.require(error is None, where, "has both a measurement and an error")
-    return name, CaseResult(name, {}, run_from_dict(reader, found, prefix + "measurement.", stored_statistics=False))
+def _runner(environment: Mapping[str, Any]) -> str:
+    return "gpu" if environment["gpus"] else "cpu"
 
 
 def _whole(value: Any) -> bool:

@@ -220,7 +220,7 @@ def _model_report(options: Any) -> Finished:
     with reader_code(options.target):  # a model's own layers' code, printing or exiting
         found = diagnose_model(Path(options.target), options.batch or 32, budget_s=options.budget,
                                progress=_progress)
-    return Finished.of(model_report(found), model_to_json(found), found.interrupted)
+    return Finished(model_report(found), model_to_json(found, machine.capture()), found.interrupted)
 
 
 def _backends_report(options: Any) -> Finished:

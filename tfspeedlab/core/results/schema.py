@@ -299,11 +299,9 @@ def _metrics_from_dict(reader: FieldReader, raw: Any, where: str) -> dict[str, f
     return raw
 
 
-def run_from_dict(reader: FieldReader, raw: Any, prefix: str, *, stored_statistics: bool = True) -> Measurement:
+def run_from_dict(reader: FieldReader, raw: Any, prefix: str) -> Measurement:
     """One run (one process's blocks) as ``run_to_dict`` writes it, each field checked and named
-    with ``prefix``. ``stored_statistics``: the run carries ``median_s``, ``iqr_s``, ``min_s`` and
-    ``mean_s``, as a results file's do, and each must agree with its samples; a saved diagnosis
-    keeps the samples alone (a median at most, for readers), so there none are read."""
+    with ``prefix``; its statistics must agree with its samples."""
     if not isinstance(raw, dict):
         raise ResultsFileError(reader.path, prefix.rstrip("."), "must be a JSON object")
     samples = reader.get(raw, "samples_s", list, prefix)
@@ -325,8 +323,6 @@ def run_from_dict(reader: FieldReader, raw: Any, prefix: str, *, stored_statisti
         completion=reader.get(raw, "completion", str, prefix),
         tracing_count=reader.get(raw, "tracing_count", (int, type(None)), prefix),
     )
-    if not stored_statistics:
-        return measurement
     for stat in ("median_s", "iqr_s", "min_s", "mean_s"):
         stored = reader.get(raw, stat, (int, float), prefix)
         if not math.isclose(stored, getattr(measurement, stat), rel_tol=1e-9, abs_tol=1e-15):
