@@ -15,8 +15,7 @@ from tfspeedlab.core.results.store import write_json_atomic
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.stats.materiality import agrees
 from tfspeedlab.diagnosis.report import function_report
-from tfspeedlab.diagnosis.samples import Samples, load_samples
-from tfspeedlab.diagnosis.saved import DiagnosisFileError
+from tfspeedlab.diagnosis.saved import DiagnosisFileError, Samples, load_samples
 from tfspeedlab.site import directives
 
 COMMITTED = load_samples(REPO / "results", "cpu")

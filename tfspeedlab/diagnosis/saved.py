@@ -1,6 +1,8 @@
 """Saved diagnoses (``tfspeedlab diagnose --save``, ``results/<runner>/diagnose/NAME.json``): results
-files with a ``diagnosis`` block, read with their environment. ``tfspeedlab pool`` pools them with
-the other results files (``results.pool``), their blocks by ``codec.pooled_block``."""
+files with a ``diagnosis`` block, read with their environment; each runner's committed ones are
+the samples the pages show, beside the guide's full runs measured in the same sitting
+(``diagnose/guide/``). ``tfspeedlab pool`` pools them with the other results files
+(``results.pool``), their blocks by ``codec.pooled_block``."""
 
 from __future__ import annotations
 
@@ -9,12 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from tfspeedlab.core.results.schema import ResultsFileError
-from tfspeedlab.core.results.store import load_results
+from tfspeedlab.core.results.schema import ResultsFile, ResultsFileError
+from tfspeedlab.core.results.store import load_results, load_runner
 from tfspeedlab.diagnosis.codec import from_results
 from tfspeedlab.diagnosis.function_core import Diagnosis
 
 DIAGNOSIS_DIR = "diagnose"
+GUIDE_DIR = "guide"
 # A sample's file name becomes part of a page and names a path: nothing but these characters.
 SAMPLE_NAME = re.compile(r"[a-z0-9_]{1,64}")
 
@@ -48,3 +51,17 @@ def sample_files(root: Path, runner: str) -> list[Path]:
         if not SAMPLE_NAME.fullmatch(path.stem):
             raise DiagnosisFileError(f"{path}: a sample's name is lower-case letters, digits and _ only")
     return paths
+
+
+@dataclass(frozen=True)
+class Samples:
+    """One runner's committed diagnoses by sample name, and the full runs measured beside them."""
+
+    reports: dict[str, SavedDiagnosis]
+    guide: dict[str, ResultsFile]
+
+
+def load_samples(results_root: Path, runner: str) -> Samples:
+    guide = Path(results_root) / runner / DIAGNOSIS_DIR / GUIDE_DIR
+    return Samples({path.stem: load(path) for path in sample_files(results_root, runner)},
+                   load_runner(guide, runner) if guide.is_dir() else {})

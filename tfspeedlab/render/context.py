@@ -19,7 +19,7 @@ from tfspeedlab.render.registry import directive
 from tfspeedlab.render.runners import not_measured, runner_tabs
 
 if TYPE_CHECKING:  # the diagnose feature's type, named for annotations only: render imports no feature
-    from tfspeedlab.diagnosis.samples import Samples
+    from tfspeedlab.diagnosis.saved import Samples
 
 # The ``runner=`` option of every inline figure: which runner's results it reads.
 Runner = Literal["cpu", "gpu"]
