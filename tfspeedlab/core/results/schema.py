@@ -258,7 +258,8 @@ def _case_from_dict(reader: FieldReader, raw: Any, prefix: str) -> CaseResult:
     reader.require(isinstance(raw, dict), prefix.rstrip("."), "must be a JSON object")
     raw_runs = reader.get(raw, "runs", list, prefix)
     reader.require(bool(raw_runs), prefix + "runs", "is empty: a case needs at least one run")
-    reader.require(len(raw_runs) <= MAX_RUNS, prefix + "runs", f"holds {len(raw_runs)} runs; at most {MAX_RUNS} are read")
+    reader.require(len(raw_runs) <= MAX_RUNS, prefix + "runs",
+                   f"holds {len(raw_runs)} runs; at most {MAX_RUNS} are read")
     runs = tuple(run_from_dict(reader, run, f"{prefix}runs[{index}].") for index, run in enumerate(raw_runs))
     metrics = _metrics_from_dict(reader, reader.get(raw, "metrics", dict, prefix), f"{prefix}metrics")
     run_metrics = raw.get("run_metrics", [])
