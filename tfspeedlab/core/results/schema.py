@@ -226,19 +226,11 @@ def from_dict(data: Any, path: Path | str) -> ResultsFile:
         missing = sorted(set(parameters_read(layout)) - set(case.params))
         reader.require(not missing, f"cases[{index}].params", f"lacks {missing}, which its {layout.kind} layout reads")
     return ResultsFile(
-        example=example,
-        title=reader.check_length(reader.get(data, "title", str), "title"),
-        runner=runner,
-        quick=reader.get(data, "quick", bool),
-        params=reader.get(data, "params", dict),
-        environment=environment,
-        cases=cases,
-        baseline=baseline,
-        layout=layout,
-        source=Path(path),
+        example=example, title=reader.check_length(reader.get(data, "title", str), "title"), runner=runner,
+        quick=reader.get(data, "quick", bool), params=reader.get(data, "params", dict), environment=environment,
+        cases=cases, baseline=baseline, layout=layout, source=Path(path),
         unavailable=_unavailable_from_dict(reader, data.get("unavailable", {}), labels),
-        diagnosis=reader.get(data, "diagnosis", dict) if "diagnosis" in data else None,
-    )
+        diagnosis=reader.get(data, "diagnosis", dict) if "diagnosis" in data else None)
 
 
 def _unavailable_from_dict(reader: FieldReader, raw: Any, labels: list[str]) -> dict[str, str]:
@@ -265,14 +257,10 @@ def _case_from_dict(reader: FieldReader, raw: Any, prefix: str) -> CaseResult:
     run_metrics = raw.get("run_metrics", [])
     reader.require(isinstance(run_metrics, list) and (not run_metrics or len(run_metrics) == len(runs)),
                    prefix + "run_metrics", f"must be a list of one JSON object per run ({len(runs)})")
-    return CaseResult(
-        label=reader.check_length(reader.get(raw, "label", str, prefix), prefix + "label"),
-        params=reader.get(raw, "params", dict, prefix),
-        runs=runs,
-        metrics=metrics,
-        run_metrics=tuple(_metrics_from_dict(reader, found, f"{prefix}run_metrics[{index}]")
-                          for index, found in enumerate(run_metrics)),
-    )
+    return CaseResult(label=reader.check_length(reader.get(raw, "label", str, prefix), prefix + "label"),
+                      params=reader.get(raw, "params", dict, prefix), runs=runs, metrics=metrics,
+                      run_metrics=tuple(_metrics_from_dict(reader, found, f"{prefix}run_metrics[{index}]")
+                                        for index, found in enumerate(run_metrics)))
 
 
 def _metrics_from_dict(reader: FieldReader, raw: Any, where: str) -> dict[str, float]:
@@ -296,13 +284,9 @@ def run_from_dict(reader: FieldReader, raw: Any, prefix: str) -> Measurement:
     reader.require(calls >= 1, prefix + "calls_per_block", f"must be at least 1, found {calls}")
     first_call = reader.get(raw, "first_call_s", (int, float), prefix)
     reader.require(_is_positive_number(first_call), prefix + "first_call_s", "must be a positive number")
-    measurement = Measurement(
-        samples_s=tuple(float(s) for s in samples),
-        calls_per_block=calls,
-        first_call_s=float(first_call),
-        completion=reader.get(raw, "completion", str, prefix),
-        tracing_count=reader.get(raw, "tracing_count", (int, type(None)), prefix),
-    )
+    measurement = Measurement(samples_s=tuple(float(s) for s in samples), calls_per_block=calls,
+                              first_call_s=float(first_call), completion=reader.get(raw, "completion", str, prefix),
+                              tracing_count=reader.get(raw, "tracing_count", (int, type(None)), prefix))
     for stat in ("median_s", "iqr_s", "min_s", "mean_s"):
         stored, derived = reader.get(raw, stat, (int, float), prefix), getattr(measurement, stat)
         reader.require(math.isclose(stored, derived, rel_tol=1e-9, abs_tol=1e-15), prefix + stat,
