@@ -75,6 +75,7 @@ def test_statistics_of_known_samples():
     m = Measurement((4.0, 1.0, 3.0, 2.0, 5.0), 2, 9.0, "test")
     assert (m.median_s, m.min_s, m.mean_s) == (3.0, 1.0, 3.0)
     assert m.quartiles_s == (2.0, 4.0)
+    assert m.total_calls == 10
 
 
 class FakeTensor:

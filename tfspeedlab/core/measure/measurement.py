@@ -71,6 +71,10 @@ class Measurement:
     def noisy(self) -> bool:
         return self.relative_iqr >= IQR_WARN_THRESHOLD
 
+    @property
+    def total_calls(self) -> int:
+        return self.blocks * self.calls_per_block
+
 
 def per_step(measurement: Measurement, steps_per_call: int) -> Measurement:
     """Per-call samples divided into per-step samples; the first call stays whole."""
