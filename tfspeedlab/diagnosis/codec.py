@@ -40,14 +40,11 @@ def ratio_to_json(found: intervals.Ratio | None) -> dict[str, float] | None:
 # -- a function's diagnosis --
 
 def to_json(diagnosis: Diagnosis, environment: Mapping[str, Any], name: str = SAVED_NAME) -> dict[str, Any]:
-    return to_dict(to_results(diagnosis, environment, name))
-
-
-def to_results(diagnosis: Diagnosis, environment: Mapping[str, Any], name: str = SAVED_NAME) -> ResultsFile:
-    return ResultsFile(example=name, title=diagnosis.target, runner=_runner(environment),
-                       quick=False, params={}, environment=environment, cases=tuple(diagnosis.modes.values()),
-                       baseline="eager" if "eager" in diagnosis.modes else None,
-                       unavailable=dict(diagnosis.unavailable), diagnosis=_block(diagnosis))
+    """The diagnosis as a results file: each mode a case."""
+    return to_dict(ResultsFile(example=name, title=diagnosis.target, runner=_runner(environment), quick=False,
+                               params={}, environment=environment, cases=tuple(diagnosis.modes.values()),
+                               baseline="eager" if "eager" in diagnosis.modes else None,
+                               unavailable=dict(diagnosis.unavailable), diagnosis=_block(diagnosis)))
 
 
 def _block(diagnosis: Diagnosis) -> dict[str, Any]:
