@@ -36,8 +36,8 @@ def test_fit_line_recovers_an_exact_line():
 def test_break_even_is_where_the_fitted_lines_cross():
     results = sweep_results({"eager": line(0.0, 20e-6), "graph": line(200e-6, 1e-6), "xla": line(150e-6, 0.0)})
     costs = sweeps.op_costs(results)
-    assert costs.graph_call_s == pytest.approx(200e-6)
-    assert costs.eager_per_op_s == pytest.approx(20e-6)
+    assert costs.graph.intercept_s == pytest.approx(200e-6)
+    assert costs.eager.slope_s == pytest.approx(20e-6)
     assert costs.break_even_ops == pytest.approx(200 / 19)
     assert sweeps.first_x_where_faster(results, "graph", "eager") == 30
     # Exact lines: every resample fits them exactly, so the intervals are points.

@@ -200,7 +200,7 @@ def test_a_full_stdout_still_saves_the_report_and_says_so_in_one_line(tmp_path, 
             text=True, cwd=REPO)
     assert completed.returncode == 1 and "Traceback" not in completed.stderr
     assert "cannot write the output: No space left on device" in completed.stderr
-    assert json.loads(saved.read_text())["kind"] == "function"
+    assert json.loads(saved.read_text())["diagnosis"]["kind"] == "function"
 
 
 @pytest.mark.slow  # a fresh process imports TensorFlow: seconds (the fast tier leaves it out)
@@ -256,7 +256,7 @@ def test_a_child_process_that_exits_without_its_report_fails_the_pooled_run(samp
 def test_a_target_that_prints_leaves_json_on_stdout_alone(sample):
     completed = run_cli(*_diagnose(sample, "chatty", "--json", "--budget", "3"))
     assert completed.returncode == 0, completed.stderr[-2000:]
-    assert json.loads(completed.stdout)["kind"] == "function"
+    assert json.loads(completed.stdout)["diagnosis"]["kind"] == "function"
     assert "a line the reader printed" in completed.stderr
 
 
@@ -350,7 +350,7 @@ def test_the_whole_run_keeps_to_the_budget(sample, tmp_path, capsys):
     data = json.loads(saved.read_text())
     # Counted from the command's start, TensorFlow's import and the checking call included; one
     # call that had started when the budget ran out may finish after it.
-    assert data["elapsed_s"] <= data["budget_s"] + 0.5
+    assert data["diagnosis"]["elapsed_s"] <= data["diagnosis"]["budget_s"] + 0.5
     assert "Time spent" in capsys.readouterr().out
 
 
@@ -384,7 +384,7 @@ def _saved_diagnosis() -> dict:
 
 
 def _damage(data: dict, change: str) -> None:
-    eager = data["modes"]["eager"]["runs"][0]
+    eager = data["cases"][0]["runs"][0]
     if change == "zero samples":
         eager["samples_s"] = [0.0] * len(eager["samples_s"])
     elif change == "negative samples":
@@ -394,15 +394,15 @@ def _damage(data: dict, change: str) -> None:
     elif change == "no samples":
         eager["samples_s"] = []
     elif change == "fractional op_count":
-        data["op_count"] = 3.7
+        data["diagnosis"]["op_count"] = 3.7
     elif change == "target dict":
-        data["target"] = {"a": 1}
+        data["diagnosis"]["target"] = {"a": 1}
     elif change == "gpu names":
         data["environment"]["gpus"] = ["H200"]
     elif change == "zero prediction":
-        data["placement"]["predicted_s"]["eager"] = 0
+        data["diagnosis"]["placement"]["predicted_s"]["eager"] = 0
     elif change == "unknown placement mode":
-        data["placement"]["predicted_s"]["turbo"] = 1e-3
+        data["diagnosis"]["placement"]["predicted_s"]["turbo"] = 1e-3
     elif change == "zero calls per block":
         eager["calls_per_block"] = 0
 

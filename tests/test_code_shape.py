@@ -27,7 +27,7 @@ def sources() -> list[Path]:
 
 def _documentation(tree: ast.AST) -> set[int]:
     """The ids of the string nodes that document or match rather than print: docstrings, a directive's
-    description (``directive(NAME, DESCRIPTION)``) and a ``re.compile`` pattern, which may quote what
+    description (``directive(NAME, DESCRIPTION)``, ``table_directive`` likewise) and a ``re.compile`` pattern, which may quote what
     the wording module prints; and the constant parts of f-strings, read with their f-string."""
     found = set()
     for node in ast.walk(tree):
@@ -35,8 +35,8 @@ def _documentation(tree: ast.AST) -> set[int]:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
                 found.add(id(first.value))
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "directive"
-              and len(node.args) > 1):
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id in ("directive", "table_directive") and len(node.args) > 1):
             found |= {id(part) for part in ast.walk(node.args[1])}
         elif isinstance(node, ast.JoinedStr):
             found |= {id(value) for value in node.values}

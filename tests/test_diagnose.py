@@ -12,6 +12,7 @@ import json
 
 import pytest
 import tensorflow as tf
+from conftest import synthetic_results
 
 from tfspeedlab.cli import main
 from tfspeedlab.core.measure import timer
@@ -30,6 +31,8 @@ from tfspeedlab.diagnosis.targets import TargetError
 # A budget every part fits in on any machine, once the timed blocks take a small share of it (below):
 # parts that fit run as fast as they can, so a larger budget costs these tests no time.
 ROOMY_BUDGET_S = 60.0
+# The machine a diagnosis kept in a test claims (a saved diagnosis is a results file, with its environment).
+ENVIRONMENT = synthetic_results().environment
 
 
 @pytest.fixture(autouse=True)
@@ -117,7 +120,7 @@ def test_ctrl_c_while_timing_keeps_the_blocks_timed_so_far(monkeypatch):
 
 def test_a_diagnosis_round_trips_through_json_and_reads_the_same(without_profiler):
     diagnosis = diagnose(scaled, tf.ones([8, 4]), 0.5, budget_s=ROOMY_BUDGET_S)
-    again = from_json(json.loads(json.dumps(to_json(diagnosis))))
+    again = from_json(json.loads(json.dumps(to_json(diagnosis, ENVIRONMENT))))
     assert function_report(again).text() == function_report(diagnosis).text()
     assert again.verdict == diagnosis.verdict and "Pass the numbers as tensors" in again.verdict
 
@@ -131,20 +134,21 @@ def test_diagnoses_from_several_processes_pool_into_one_with_every_run(without_p
         second.modes["eager"].measurement.blocks
     assert pooled.budget_s == pytest.approx(2 * ROOMY_BUDGET_S)
     assert "Timed in 2 fresh processes" in function_report(pooled).text()
-    assert from_json(json.loads(json.dumps(to_json(pooled)))).modes == pooled.modes
+    assert from_json(json.loads(json.dumps(to_json(pooled, ENVIRONMENT)))).modes == pooled.modes
     with pytest.raises(ValueError, match="one target"):
         pool([first, diagnose(scaled, tf.ones([8, 4]), 0.5, budget_s=0.2)])
 
 
 @pytest.mark.parametrize("damage", [
-    lambda data: data.pop("modes"),
-    lambda data: data.update(kind="keras model"),
-    lambda data: data["modes"]["eager"]["runs"][0].update(samples_s=[]),
-    lambda data: data["modes"]["XLA"]["runs"][0].update(first_call_s="soon"),
-    lambda data: data["modes"]["XLA"].update(runs=[]),
+    lambda data: data.pop("diagnosis"),
+    lambda data: data["diagnosis"].update(kind="keras model"),
+    lambda data: data["cases"].pop(0),
+    lambda data: data["cases"][0]["runs"][0].update(samples_s=[]),
+    lambda data: data["cases"][2]["runs"][0].update(first_call_s="soon"),
+    lambda data: data["cases"][2].update(runs=[]),
 ])
 def test_a_malformed_diagnosis_file_is_a_clear_error(damage):
-    data = to_json(diagnose(scaled, tf.ones([8, 4]), 0.5, budget_s=0.2))
+    data = to_json(diagnose(scaled, tf.ones([8, 4]), 0.5, budget_s=0.2), ENVIRONMENT)
     damage(data)
     with pytest.raises(ValueError):
         from_json(data)
@@ -250,7 +254,7 @@ def test_several_processes_are_diagnosed_apart_and_pooled(sample, tmp_path, caps
                  "--processes", "2", "--save", str(saved)]) == 0
     assert "Timed in 2 fresh processes" in capsys.readouterr().out
     data = json.loads(saved.read_text())
-    assert [len(data["modes"][mode]["runs"]) for mode in ("eager", "tf.function", "XLA")] == [2, 2, 2]
+    assert [(case["label"], len(case["runs"])) for case in data["cases"]] == [("eager", 2), ("tf.function", 2), ("XLA", 2)]
     assert data["environment"]["tensorflow"] == tf.__version__
 
 
@@ -293,9 +297,9 @@ def test_json_report_holds_the_samples_and_the_verdict(sample, capsys, without_p
     assert main(["diagnose", f"{sample}:many_small_ops", "--inputs", f"{sample}:make_inputs", "--budget", "60",
                  "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert set(report["modes"]) == {"eager", "tf.function", "XLA"}
-    assert report["modes"]["tf.function"]["speedup_over_eager"]["low"] > 1
-    assert report["verdict"].startswith("Wrap it in tf.function")
+    assert [case["label"] for case in report["cases"]] == ["eager", "tf.function", "XLA"]
+    assert report["diagnosis"]["speedup_over_eager"]["tf.function"]["low"] > 1
+    assert report["diagnosis"]["verdict"].startswith("Wrap it in tf.function")
 
 
 @pytest.mark.parametrize("args, message", [
@@ -421,11 +425,11 @@ def test_memory_over_repeated_calls_is_followed_and_a_growth_is_reported(without
     assert f"Resident memory over {memory.calls} calls of the function as given: grows" in report
     assert ("memory-startup.md", "Does TensorFlow leak memory? How long does it take to start?") in diagnosis.links
     assert "Resident memory grows" in diagnosis.verdict and "memory-startup.md" in diagnosis.verdict
-    again = from_json(json.loads(json.dumps(to_json(diagnosis))))
+    again = from_json(json.loads(json.dumps(to_json(diagnosis, ENVIRONMENT))))
     assert again.memory == memory and function_report(again).text() == report
     # A report kept before memory was followed still loads, with no memory line.
-    data = to_json(diagnosis)
-    data.pop("memory")
+    data = to_json(diagnosis, ENVIRONMENT)
+    data["diagnosis"].pop("memory")
     assert from_json(data).memory is None and "Resident memory" not in function_report(from_json(data)).text()
     # Pooled, the memory followed in one process stands for the others (each followed the same calls).
     assert pool([diagnosis, dataclasses.replace(diagnosis, memory=None)]).memory == memory
@@ -444,7 +448,7 @@ def test_ctrl_c_while_following_memory_keeps_the_timings_and_says_so(without_pro
 
 
 def test_a_malformed_memory_field_is_a_clear_error(without_profiler):
-    data = to_json(diagnose(scaled, tf.ones([8, 4]), 0.5, budget_s=ROOMY_BUDGET_S))
-    data["memory"]["parts_per_call_bytes"] = ["lots", 1.0]
+    data = to_json(diagnose(scaled, tf.ones([8, 4]), 0.5, budget_s=ROOMY_BUDGET_S), ENVIRONMENT)
+    data["diagnosis"]["memory"]["parts_per_call_bytes"] = ["lots", 1.0]
     with pytest.raises(ValueError, match="memory.parts_per_call_bytes"):
         from_json(data)

@@ -12,6 +12,7 @@ import json
 
 import keras
 import pytest
+from conftest import synthetic_results
 
 from tfspeedlab.core.stats.materiality import MATERIAL_SPEEDUP
 from tfspeedlab.diagnosis import model as diagnose_model_module
@@ -23,6 +24,8 @@ from tfspeedlab.diagnosis.targets import TargetError
 
 BATCH = 8
 BUDGET_S = 0.2
+# The machine a diagnosis kept in a test claims (a saved diagnosis is a results file, with its environment).
+ENVIRONMENT = synthetic_results().environment
 
 
 def _mlp():
@@ -61,8 +64,8 @@ def test_the_verdict_says_calling_the_model_beats_predict(diagnosis):
 
 
 def test_the_diagnosis_round_trips_through_json(diagnosis):
-    data = json.loads(json.dumps(model_to_json(diagnosis)))
-    assert data["kind"] == "keras model"
+    data = json.loads(json.dumps(model_to_json(diagnosis, ENVIRONMENT)))
+    assert data["diagnosis"]["kind"] == "keras model"
     again = model_from_json(data)
     assert again == diagnosis
     assert again.speedups == diagnosis.speedups and model_report(again).text() == model_report(diagnosis).text()
@@ -97,7 +100,7 @@ def test_ctrl_c_during_the_training_calls_keeps_the_predict_ladder(compiled_mode
     assert found.interrupted and lines[0] == "loading model.keras"
     assert list(found.calls) == list(CALLS[PREDICT]) and not found.unavailable  # training: neither
     assert "not measured (interrupted)" in model_report(found).text()
-    assert model_from_json(json.loads(json.dumps(model_to_json(found)))) == found
+    assert model_from_json(json.loads(json.dumps(model_to_json(found, ENVIRONMENT)))) == found
 
 
 def test_a_training_call_that_raises_is_recorded_and_the_others_go_on(compiled_model, monkeypatch):
@@ -137,22 +140,22 @@ def test_an_input_with_unknown_sizes_besides_the_batch_is_a_target_error(tmp_pat
 
 
 @pytest.mark.parametrize("damage", [
-    lambda data: data.update(kind="function"),
-    lambda data: data.pop("batch"),
-    lambda data: data.update(batch=True),
-    lambda data: data.update(input_shapes=[[8, None]]),
-    lambda data: data["calls"][0]["measurement"].update(samples_s=[]),
-    lambda data: data["calls"][1]["measurement"].update(first_call_s="soon"),
-    lambda data: data["calls"][2].update(name="model.predict"),
-    lambda data: data["calls"][5].update(measurement=None),  # neither timed nor failed, yet not interrupted
-    lambda data: data.update(calls="all of them"),
-    lambda data: data.clear() or data.update(kind="keras model"),
-    lambda data: data.update(load_s=-1.0),
-    lambda data: data["memory"].update(parts_per_call_bytes=[1.0]),
-    lambda data: data["memory"].update(calls=True),
+    lambda data: data["diagnosis"].update(kind="function"),
+    lambda data: data["diagnosis"].pop("batch"),
+    lambda data: data["diagnosis"].update(batch=True),
+    lambda data: data["diagnosis"].update(input_shapes=[[8, None]]),
+    lambda data: data["cases"][0]["runs"][0].update(samples_s=[]),
+    lambda data: data["cases"][1]["runs"][0].update(first_call_s="soon"),
+    lambda data: data["cases"][2].update(label="model.predict"),
+    lambda data: data["cases"].pop(5),  # neither timed nor failed, yet not interrupted
+    lambda data: data.update(cases="all of them"),
+    lambda data: data["diagnosis"].clear() or data["diagnosis"].update(kind="keras model"),
+    lambda data: data["diagnosis"].update(load_s=-1.0),
+    lambda data: data["diagnosis"]["memory"].update(parts_per_call_bytes=[1.0]),
+    lambda data: data["diagnosis"]["memory"].update(calls=True),
 ])
 def test_malformed_json_is_a_clear_value_error(diagnosis, damage):
-    data = json.loads(json.dumps(model_to_json(diagnosis)))
+    data = json.loads(json.dumps(model_to_json(diagnosis, ENVIRONMENT)))
     damage(data)
     with pytest.raises(ValueError, match=r"^<model diagnosis>: field '"):
         model_from_json(data)
@@ -171,9 +174,9 @@ def test_the_report_gives_the_load_the_first_prediction_and_memory_over_predict_
 
 
 def test_a_report_kept_before_load_and_memory_were_measured_still_reads(diagnosis):
-    data = json.loads(json.dumps(model_to_json(diagnosis)))
+    data = json.loads(json.dumps(model_to_json(diagnosis, ENVIRONMENT)))
     for field in ("load_s", "first_prediction_s", "memory"):
-        data.pop(field)
+        data["diagnosis"].pop(field)
     again = model_from_json(data)
     assert again.load_s is None and again.memory is None and again.first_prediction_s is None
     assert "Loading the file" not in model_report(again).text() and len(again.links) == 2

@@ -15,8 +15,7 @@ from tfspeedlab.core.results.store import write_json_atomic
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.stats.materiality import agrees
 from tfspeedlab.diagnosis.report import function_report
-from tfspeedlab.diagnosis.samples import Samples, load_samples
-from tfspeedlab.diagnosis.saved import DiagnosisFileError
+from tfspeedlab.diagnosis.saved import DiagnosisFileError, Samples, load_samples
 from tfspeedlab.site import directives
 
 COMMITTED = load_samples(REPO / "results", "cpu")
@@ -89,7 +88,7 @@ def test_a_malformed_diagnosis_file_is_refused_naming_it(tmp_path):
     folder = tmp_path / "cpu" / "diagnose"
     folder.mkdir(parents=True)
     data = json.loads((REPO / "results" / "cpu" / "diagnose" / "small_ops.json").read_text())
-    del data["modes"]["eager"]["runs"][0]["samples_s"]
+    del data["cases"][0]["runs"][0]["samples_s"]
     (folder / "small_ops.json").write_text(json.dumps(data))
     with pytest.raises(DiagnosisFileError, match="small_ops.json"):
         load_samples(tmp_path, "cpu")
@@ -104,13 +103,13 @@ def test_a_sample_named_outside_lower_case_letters_digits_and_underscores_is_ref
         load_samples(tmp_path, "cpu")
 
 
-def test_a_sample_without_its_environment_is_refused(tmp_path):
+def test_a_sample_without_its_diagnosis_block_is_refused(tmp_path):
     folder = tmp_path / "cpu" / "diagnose"
     folder.mkdir(parents=True)
     data = json.loads((REPO / "results" / "cpu" / "diagnose" / "matmul.json").read_text())
-    del data["environment"]
+    del data["diagnosis"]
     (folder / "matmul.json").write_text(json.dumps(data))
-    with pytest.raises(DiagnosisFileError, match="no environment record"):
+    with pytest.raises(DiagnosisFileError, match="no diagnosis block"):
         load_samples(tmp_path, "cpu")
 
 

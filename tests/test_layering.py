@@ -205,7 +205,7 @@ def test_the_layer_rules():
     assert forbidden("tfspeedlab.core.stats.sweeps", "tfspeedlab.core.results.schema") is None
     assert forbidden("tfspeedlab.core.results.schema", "tfspeedlab.core.stats.sweeps")
     assert forbidden("tfspeedlab.core.wording", "tfspeedlab.render.markdown")
-    assert forbidden("tfspeedlab.render.context", "tfspeedlab.diagnosis.samples")
+    assert forbidden("tfspeedlab.render.context", "tfspeedlab.diagnosis.saved")
     assert forbidden("tfspeedlab.harness.report", "tfspeedlab.site.tables")
     assert forbidden("tfspeedlab.history.directives", "tfspeedlab.memory.tables")
     assert forbidden("tfspeedlab.history.directives", "tfspeedlab.render.context") is None

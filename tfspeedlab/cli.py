@@ -12,14 +12,14 @@ from pathlib import Path
 from tfspeedlab.core.results import artifacts
 from tfspeedlab.core.results.history import release_folder
 from tfspeedlab.core.results.merge import MergeError, merge_results
-from tfspeedlab.core.results.pool import NothingToPoolError, PoolError, PoolReport, pool_trees
+from tfspeedlab.core.results.pool import PoolError, pool_trees
 from tfspeedlab.core.results.schema import ResultsFileError
-from tfspeedlab.core.results.store import write_json_atomic
 from tfspeedlab.core.spec.releases import UnknownReleaseError, parse_selection
 from tfspeedlab.core.stats.summary import text_columns
 from tfspeedlab.core.units import format_time
 from tfspeedlab.core.wording import format_change
-from tfspeedlab.diagnosis import command as diagnose_command, saved
+from tfspeedlab.diagnosis import command as diagnose_command
+from tfspeedlab.diagnosis.codec import pooled_block
 from tfspeedlab.harness import catalog, launch, machine, supervisor
 from tfspeedlab.harness.compare import CompareError, compare
 from tfspeedlab.harness.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NO_GPU, EXIT_USAGE, UsageError
@@ -273,19 +273,9 @@ def _merge(options: argparse.Namespace) -> int:
 
 def _pool(options: argparse.Namespace) -> int:
     try:
-        # Saved diagnoses are checked before any results file is written, so a bad one writes nothing.
-        diagnoses = saved.pooled_trees(options.first, options.second)
-        try:
-            report = pool_trees(options.first, options.second, options.into)
-        except NothingToPoolError:
-            if not diagnoses:
-                raise
-            report = PoolReport()
-    except (PoolError, ResultsFileError, saved.DiagnosisFileError) as error:
+        report = pool_trees(options.first, options.second, options.into, pooled_block)
+    except (PoolError, ResultsFileError) as error:
         raise UsageError(f"{error}; nothing was written") from None
-    for relative, data in diagnoses:
-        write_json_atomic(options.into / relative, data)
-        report.written.append(options.into / relative)
     _list_paths(("wrote", report.written, ""), ("skipped", report.only_in_one, "not in both sittings"))
     print(f"{len(report.written)} pooled")
     return 0

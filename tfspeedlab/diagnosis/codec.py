@@ -1,29 +1,32 @@
-"""A diagnosis as JSON (a function's, or a Keras model's): each mode or call's raw blocks, as the
-results files write a run (``run_to_dict``), and the findings; the derived ratios only as a copy for
-readers of the file (they are recomputed on load, and the bootstrap is seeded by the samples, so a
-kept report reads exactly as the terminal printed it).
+"""A diagnosis as JSON. A function's is a results file (``results.schema``): its modes are the
+file's cases, a mode that could not run is in its ``unavailable``, and what is not a case (the
+probe, the host-time split, the placement, the budget, memory) is its ``diagnosis`` block; the
+derived ratios are there only as a copy for readers of the file (they are recomputed on load, and
+the bootstrap is seeded by the samples, so a kept report reads exactly as the terminal printed it).
+A Keras model's likewise, each call a case.
 
-Reading checks every field with the results files' reader (``results.schema.FieldReader``), each
-run with theirs (``run_from_dict``): a malformed file is a ``ResultsFileError`` naming the file and
-the field.
+Reading checks every field with the results files' reader (``results.schema.FieldReader``): a
+malformed file is a ``ResultsFileError`` naming the file and the field.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from tfspeedlab.core.profiling.trace import HOST_LAYERS, Breakdown
-from tfspeedlab.core.results.schema import CaseResult, FieldReader, run_from_dict, run_to_dict
+from tfspeedlab.core.results.schema import FieldReader, ResultsFile, from_dict, to_dict
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.stats.memory_growth import followed_from_json, followed_to_json
-from tfspeedlab.diagnosis.function_core import MODES, Diagnosis, Placement, RetraceProbe
+from tfspeedlab.diagnosis.function_core import MODES, Diagnosis, Placement, RetraceProbe, pool
 from tfspeedlab.diagnosis.model_core import (CALLS, FROM_FILE, FROM_TFSPEEDLAB, KIND as MODEL_KIND, PREDICT, TRAINING,
                                              ModelDiagnosis)
 
 KIND = "function"
+# The example a saved diagnosis names until it is saved (then its file's name, where that can name one).
+SAVED_NAME = "diagnosis"
 # What an error names when the JSON came from no file.
 UNSAVED, MODEL_UNSAVED = "<diagnosis>", "<model diagnosis>"
 NUMBER = (int, float)
@@ -36,20 +39,23 @@ def ratio_to_json(found: intervals.Ratio | None) -> dict[str, float] | None:
 
 # -- a function's diagnosis --
 
-def to_json(diagnosis: Diagnosis) -> dict[str, Any]:
-    modes = {}
-    for mode in MODES:
-        case = diagnosis.modes.get(mode)
-        modes[mode] = {"error": diagnosis.unavailable[mode]} if case is None else {
-            "runs": [run_to_dict(run) for run in case.runs],
-            # For readers of the file; recomputed from the runs on load.
-            "median_s": case.measurement.median_s, "per_call_s": diagnosis.per_call_s[mode],
-            "speedup_over_eager": ratio_to_json(diagnosis.speedups.get(mode)),
-            "break_even_calls": diagnosis.break_even_calls.get(mode)}
+def to_json(diagnosis: Diagnosis, environment: Mapping[str, Any], name: str = SAVED_NAME) -> dict[str, Any]:
+    """The diagnosis as a results file: each mode a case."""
+    return to_dict(ResultsFile(example=name, title=diagnosis.target, runner=_runner(environment), quick=False,
+                               params={}, environment=environment, cases=tuple(diagnosis.modes.values()),
+                               baseline="eager" if "eager" in diagnosis.modes else None,
+                               unavailable=dict(diagnosis.unavailable), diagnosis=_block(diagnosis)))
+
+
+def _block(diagnosis: Diagnosis) -> dict[str, Any]:
     probe = diagnosis.retracing
     placement = diagnosis.placement
     return {
-        "kind": KIND, "target": diagnosis.target, "modes": modes,
+        "kind": KIND, "target": diagnosis.target,
+        # For readers of the file; recomputed from the cases on load.
+        "per_call_s": diagnosis.per_call_s,
+        "speedup_over_eager": {mode: ratio_to_json(found) for mode, found in diagnosis.speedups.items()},
+        "break_even_calls": diagnosis.break_even_calls,
         "xla_over_tf_function": ratio_to_json(diagnosis.xla_over_graph), "op_count": diagnosis.op_count,
         "compute_op_count": diagnosis.compute_op_count,
         "retracing": None if probe is None else {
@@ -72,15 +78,21 @@ def to_json(diagnosis: Diagnosis) -> dict[str, Any]:
 def from_json(data: Any, path: Path | str = UNSAVED) -> Diagnosis:
     """A diagnosis from ``to_json``'s output (read from ``path``); otherwise a ``ResultsFileError``
     (a ``ValueError``) naming ``path`` and the field that is wrong."""
-    reader = _reader(data, path, KIND)
-    raw_modes = reader.get(data, "modes", dict)
-    # Each mode a case, or the reason it could not run.
-    found = {mode: _mode_from_json(reader, raw_modes, mode) for mode in MODES}
+    return from_results(from_dict(data, path))
+
+
+def from_results(results: ResultsFile) -> Diagnosis:
+    """The diagnosis a results file's cases and ``diagnosis`` block hold (ResultsFileError otherwise)."""
+    data = results.diagnosis
+    reader = _reader(data, results.source or UNSAVED, KIND, "diagnosis")
+    modes = {case.label: case for case in results.cases}
+    reader.require(set(modes) | set(results.unavailable) == set(MODES) and set(modes).isdisjoint(results.unavailable),
+                   "cases", f"must hold each of the modes {', '.join(MODES)}, or name it in unavailable")
     probe = reader.get(data, "retracing", (dict, NONE))
     placement = reader.get(data, "placement", (dict, NONE))
     return Diagnosis(
         target=reader.get(data, "target", str),
-        modes={mode: case for mode, case in found.items() if isinstance(case, CaseResult)},
+        modes={mode: modes[mode] for mode in MODES if mode in modes},
         op_count=reader.get(data, "op_count", (int, NONE)),
         retracing=None if probe is None else _probe_from_json(reader, probe, "retracing."),
         host_split={mode: _split_from_json(reader, split, f"host_split.{mode}.")
@@ -90,26 +102,22 @@ def from_json(data: Any, path: Path | str = UNSAVED) -> Diagnosis:
         budget_s=_seconds(reader, data, "budget_s"), elapsed_s=_seconds(reader, data, "elapsed_s"),
         tracing_s=_seconds(reader, data, "tracing_s"), interrupted=reader.get(data, "interrupted", bool),
         compute_op_count=_optional(reader, data, "compute_op_count", int), memory=followed_from_json(reader, data),
-        unavailable={mode: why for mode, why in found.items() if isinstance(why, str)})
+        unavailable=dict(results.unavailable))
 
 
-def _reader(data: Any, path: Path | str, kind: str) -> FieldReader:
-    """The reader of a diagnosis's fields, once the JSON is an object of ``kind``."""
+def pooled_block(first: ResultsFile, second: ResultsFile) -> dict[str, Any]:
+    """Two saved diagnoses' ``diagnosis`` blocks pooled, as ``function_core.pool`` pools diagnoses
+    (``tfspeedlab pool`` gives it to ``results.pool``, which pools their cases)."""
+    return _block(pool([from_results(first), from_results(second)]))
+
+
+def _reader(data: Any, path: Path | str, kind: str, where: str = "<top level>") -> FieldReader:
+    """The reader of a diagnosis's fields, once the JSON at ``where`` is an object of ``kind``."""
     reader = FieldReader(path)
-    reader.require(isinstance(data, dict), "<top level>", "must be a JSON object")
-    reader.require(data.get("kind") == kind, "kind", f"is {data.get('kind')!r}, not {kind!r}")
+    reader.require(isinstance(data, dict), where, "must be a JSON object")
+    field_name = "kind" if where == "<top level>" else f"{where}.kind"
+    reader.require(data.get("kind") == kind, field_name, f"is {data.get('kind')!r}, not {kind!r}")
     return reader
-
-
-def _mode_from_json(reader: FieldReader, modes: dict[str, Any], mode: str) -> CaseResult | str:
-    entry = reader.get(modes, mode, dict, "modes.")
-    prefix = f"modes.{mode}."
-    if "runs" not in entry:
-        return reader.get(entry, "error", str, prefix)
-    runs = reader.get(entry, "runs", list, prefix)
-    reader.require(bool(runs), prefix + "runs", "is empty: a mode that ran has at least one run")
-    return CaseResult(mode, {}, tuple(run_from_dict(reader, run, f"{prefix}runs[{index}].", stored_statistics=False)
-                                      for index, run in enumerate(runs)))
 
 
 def _probe_from_json(reader: FieldReader, probe: dict[str, Any], prefix: str) -> RetraceProbe:
@@ -169,28 +177,28 @@ def _optional(reader: FieldReader, mapping: dict[str, Any], name: str, types: An
 
 # -- a Keras model's diagnosis --
 
-def model_to_json(diagnosis: ModelDiagnosis) -> dict[str, Any]:
-    def call(group: str, name: str) -> dict[str, Any]:
-        # A call not measured (interrupted) has neither a measurement nor an error.
-        case = diagnosis.calls.get(name)
-        return {"name": name, "group": group, "measurement": None if case is None else run_to_dict(case.runs[0]),
-                "error": diagnosis.unavailable.get(name), "speedup": ratio_to_json(diagnosis.speedups.get(name))}
-
-    return {
+def model_to_json(diagnosis: ModelDiagnosis, environment: Mapping[str, Any], name: str = SAVED_NAME) -> dict[str, Any]:
+    """The diagnosis as a results file: each call a case (timed per call or per training step)."""
+    block = {
         "kind": MODEL_KIND, "model_path": diagnosis.model_path, "batch": diagnosis.batch,
         "input_shapes": [list(shape) for shape in diagnosis.input_shapes],
         "loss": diagnosis.loss, "optimizer": diagnosis.optimizer, "compiled_by": diagnosis.compiled_by,
-        "calls": [call(group, name) for group, names in CALLS.items() for name in names],
         "interrupted": diagnosis.interrupted, "verdict": diagnosis.verdict,
+        "speedups": {call: ratio_to_json(found) for call, found in diagnosis.speedups.items()},  # for readers
         "load_s": diagnosis.load_s, "first_prediction_s": diagnosis.first_prediction_s,  # the latter for readers
         "memory": followed_to_json(diagnosis.memory),
     }
+    cases = tuple(diagnosis.calls[call] for names in CALLS.values() for call in names if call in diagnosis.calls)
+    return to_dict(ResultsFile(example=name, title=diagnosis.model_path, runner=_runner(environment), quick=False,
+                               params={}, environment=environment, cases=cases, unavailable=dict(diagnosis.unavailable),
+                               diagnosis=block))
 
 
 def model_from_json(data: Any, path: Path | str = MODEL_UNSAVED) -> ModelDiagnosis:
     """A diagnosis from ``model_to_json``'s output (read from ``path``); otherwise a
     ``ResultsFileError`` (a ``ValueError``) naming ``path`` and the field that is wrong."""
-    reader = _reader(data, path, MODEL_KIND)
+    results = from_dict(data, path)
+    reader, data = _reader(results.diagnosis, path, MODEL_KIND, "diagnosis"), results.diagnosis
     batch = reader.get(data, "batch", int)
     reader.require(batch >= 1, "batch", f"must be at least 1, found {batch}")
     shapes = reader.get(data, "input_shapes", list)
@@ -202,44 +210,28 @@ def model_from_json(data: Any, path: Path | str = MODEL_UNSAVED) -> ModelDiagnos
     reader.require(compiled_by in (FROM_FILE, FROM_TFSPEEDLAB), "compiled_by",
                    f"must be {FROM_FILE!r} or {FROM_TFSPEEDLAB!r}, found {compiled_by!r}")
     interrupted = reader.get(data, "interrupted", bool)
-    raw_calls = reader.get(data, "calls", list)
-    calls, unavailable, names = {}, {}, []
-    for index, raw in enumerate(raw_calls):
-        name, found = _call_from_json(reader, raw, f"calls[{index}]", interrupted)
-        names.append(name)
-        if isinstance(found, CaseResult):
-            calls[name] = found
-        elif found is not None:
-            unavailable[name] = found
-    reader.require(len(set(names)) == len(names), "calls", f"names a call twice: {names}")
-    reader.require(any(name in calls for name in CALLS[PREDICT]), "calls", "holds no measured predict call")
+    calls = {case.label: case for case in results.cases}
+    known = [call for names in CALLS.values() for call in names]
+    unknown = sorted(set(calls) - set(known))
+    reader.require(not unknown, "cases", f"name {unknown} besides the calls {known}")
+    # A call neither timed nor failed was not measured: only a training call, when Ctrl-C cut the run short.
+    unmeasured = [call for call in known if call not in calls and call not in results.unavailable]
+    reader.require(not unmeasured or (interrupted and set(unmeasured) <= set(CALLS[TRAINING])), "cases",
+                   f"lack {unmeasured}, neither timed nor failed (only training calls of an interrupted run may)")
+    reader.require(any(call in calls for call in CALLS[PREDICT]), "cases", "hold no measured predict call")
     # Start-up and memory came later than the calls: a report kept before has neither.
     load_s = reader.get(data, "load_s", (float, int, NONE)) if "load_s" in data else None
     reader.require(load_s is None or load_s > 0, "load_s", f"must be above 0 seconds, found {load_s}")
     return ModelDiagnosis(
         model_path=reader.get(data, "model_path", str), batch=batch,
         input_shapes=tuple(tuple(shape) for shape in shapes), loss=reader.get(data, "loss", str),
-        optimizer=reader.get(data, "optimizer", str), compiled_by=compiled_by, calls=calls, unavailable=unavailable,
-        interrupted=interrupted, load_s=None if load_s is None else float(load_s),
-        memory=followed_from_json(reader, data))
+        optimizer=reader.get(data, "optimizer", str), compiled_by=compiled_by, calls=calls,
+        unavailable=dict(results.unavailable), interrupted=interrupted,
+        load_s=None if load_s is None else float(load_s), memory=followed_from_json(reader, data))
 
 
-def _call_from_json(reader: FieldReader, raw: Any, where: str, interrupted: bool) -> tuple[str, CaseResult | str | None]:
-    """A call's name, and its case, or its error, or None where it was not measured (interrupted)."""
-    reader.require(isinstance(raw, dict), where, "must be a JSON object")
-    prefix = f"{where}."
-    group = reader.get(raw, "group", str, prefix)
-    reader.require(group in CALLS, prefix + "group", f"must be one of {list(CALLS)}, found {group!r}")
-    name = reader.get(raw, "name", str, prefix)
-    reader.require(name in CALLS[group], prefix + "name", f"must be one of {list(CALLS[group])}, found {name!r}")
-    error = reader.get(raw, "error", (str, NONE), prefix)
-    found = reader.get(raw, "measurement", (dict, NONE), prefix)
-    if found is None:
-        reader.require(error is not None or (interrupted and group == TRAINING), where,
-                       "has neither a measurement nor an error (only training calls of an interrupted run may)")
-        return name, error
-    reader.require(error is None, where, "has both a measurement and an error")
-    return name, CaseResult(name, {}, run_from_dict(reader, found, prefix + "measurement.", stored_statistics=False))
+def _runner(environment: Mapping[str, Any]) -> str:
+    return "gpu" if environment["gpus"] else "cpu"
 
 
 def _whole(value: Any) -> bool:

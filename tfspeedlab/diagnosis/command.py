@@ -21,13 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tfspeedlab.core.results.schema import SCHEMA
 from tfspeedlab.core.results.store import json_text, write_text_atomic
+from tfspeedlab.core.spec.names import example_name_problem
 from tfspeedlab.core.units import format_time
 from tfspeedlab.diagnosis import (backend_core, backends as diagnose_backends, report_files, saved as diagnosis_files,
                                   targets, threads as diagnose_threads)
 from tfspeedlab.diagnosis.codec import model_to_json, to_json as diagnosis_to_json
 from tfspeedlab.diagnosis.function import FLOOR_BLOCKS, LEAST_CALLS, measure
-from tfspeedlab.diagnosis.function_core import pool as pool_diagnoses
+from tfspeedlab.diagnosis.function_core import Diagnosis, pool as pool_diagnoses
 from tfspeedlab.diagnosis.model import MODEL_SUFFIXES, diagnose_model
 from tfspeedlab.diagnosis.reader_code import reader_code
 from tfspeedlab.diagnosis.report import Report, function_report, model_report
@@ -51,6 +53,17 @@ class Finished:
     def of(cls, report: Report, data: dict[str, Any], interrupted: bool) -> Finished:
         # The machine and software it was measured on travel with the numbers.
         return cls(report, {**data, "environment": machine.capture()}, interrupted)
+
+    @classmethod
+    def of_function(cls, found: Diagnosis) -> Finished:
+        """A function's diagnosis, kept as a results file."""
+        return cls(function_report(found), diagnosis_to_json(found, machine.capture()), found.interrupted)
+
+    def saved_as(self, path: Path) -> dict[str, Any]:
+        """The JSON to save at ``path``: a results file is found again by its name, so it names the file."""
+        if self.data.get("schema") == SCHEMA and example_name_problem(path.stem) is None:
+            return {**self.data, "example": path.stem}
+        return self.data
 
 
 def run(options: Any) -> int:
@@ -122,7 +135,7 @@ def _function_report(options: Any) -> Finished | None:
             raise
         raise targets.TargetError(f"{options.target} failed while being timed: {type(error).__name__}: {error}") \
             from None
-    return Finished.of(function_report(found), diagnosis_to_json(found), found.interrupted)
+    return Finished.of_function(found)
 
 
 def check_budget(one_call_s: float, budget_s: float) -> None:
@@ -180,7 +193,7 @@ def _pooled_report(options: Any) -> Finished | None:
     pooled = pool_diagnoses(found)
     if interrupted and not pooled.interrupted:
         pooled = dataclasses.replace(pooled, interrupted=True)
-    return Finished.of(function_report(pooled), diagnosis_to_json(pooled), pooled.interrupted)
+    return Finished.of_function(pooled)
 
 
 def _threads_report(options: Any) -> Finished | None:
@@ -207,7 +220,7 @@ def _model_report(options: Any) -> Finished:
     with reader_code(options.target):  # a model's own layers' code, printing or exiting
         found = diagnose_model(Path(options.target), options.batch or 32, budget_s=options.budget,
                                progress=_progress)
-    return Finished.of(model_report(found), model_to_json(found), found.interrupted)
+    return Finished(model_report(found), model_to_json(found, machine.capture()), found.interrupted)
 
 
 def _backends_report(options: Any) -> Finished:
@@ -221,7 +234,7 @@ def _backends_report(options: Any) -> Finished:
 
 
 def _keep(finished: Finished, options: Any) -> None:
-    writers = {"save": lambda: json_text(finished.data), "markdown": finished.report.markdown,
+    writers = {"save": lambda: json_text(finished.saved_as(Path(path))), "markdown": finished.report.markdown,
                "html": finished.report.html}
     for option in REPORT_OPTIONS:
         path = getattr(options, option)

@@ -1,7 +1,8 @@
-"""Saved diagnoses (``tfspeedlab diagnose --save``, ``results/<runner>/diagnose/NAME.json``): read
-one with its environment, and pool two sittings of the same ones, as ``tfspeedlab pool`` does for
-results files (each mode's processes from both, so the interval covers how far the machine moved
-between them)."""
+"""Saved diagnoses (``tfspeedlab diagnose --save``, ``results/<runner>/diagnose/NAME.json``): results
+files with a ``diagnosis`` block, read with their environment; each runner's committed ones are
+the samples the pages show, beside the guide's full runs measured in the same sitting
+(``diagnose/guide/``). ``tfspeedlab pool`` pools them with the other results files
+(``results.pool``), their blocks by ``codec.pooled_block``."""
 
 from __future__ import annotations
 
@@ -10,17 +11,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from tfspeedlab.core.results.pool import PoolError, pooled_environment
-from tfspeedlab.core.results.schema import RUNNERS, FieldReader, ResultsFileError
-from tfspeedlab.core.results.store import read_json
-from tfspeedlab.diagnosis.codec import from_json, to_json
-from tfspeedlab.diagnosis.function_core import Diagnosis, pool
+from tfspeedlab.core.results.schema import ResultsFile, ResultsFileError
+from tfspeedlab.core.results.store import load_results, load_runner
+from tfspeedlab.diagnosis.codec import from_results
+from tfspeedlab.diagnosis.function_core import Diagnosis
 
 DIAGNOSIS_DIR = "diagnose"
+GUIDE_DIR = "guide"
 # A sample's file name becomes part of a page and names a path: nothing but these characters.
 SAMPLE_NAME = re.compile(r"[a-z0-9_]{1,64}")
-# What a saved diagnosis's environment must hold for a page to say where it was measured, of these types.
-ENVIRONMENT_FIELDS = {"cpu_model": str, "logical_cores": int, "gpus": list, "tensorflow": str, "utc_time": str}
 
 
 class DiagnosisFileError(ValueError):
@@ -34,25 +33,14 @@ class SavedDiagnosis:
 
 
 def load(path: Path) -> SavedDiagnosis:
-    data = read_json(path)
     try:
-        return SavedDiagnosis(from_json(data, path), _environment(data, path))
+        results = load_results(path)
+        if results.diagnosis is None:
+            raise DiagnosisFileError(f"{path}: a results file with no diagnosis block (save one with "
+                                     "tfspeedlab diagnose --save)")
+        return SavedDiagnosis(from_results(results), results.environment)
     except ResultsFileError as error:  # it names the file and the field
         raise DiagnosisFileError(str(error)) from None
-
-
-def _environment(data: dict[str, Any], path: Path) -> dict[str, Any]:
-    """The environment's fields a page shows, checked as a results file's are."""
-    environment = data.get("environment")
-    if not isinstance(environment, dict) or not ENVIRONMENT_FIELDS.keys() <= environment.keys():
-        raise DiagnosisFileError(f"{path}: no environment record (save it with tfspeedlab diagnose --save)")
-    reader = FieldReader(path)
-    for name, types in ENVIRONMENT_FIELDS.items():
-        reader.get(environment, name, types, "environment.")
-    reader.require(all(isinstance(gpu, dict) for gpu in environment["gpus"]), "environment.gpus",
-                   "must be a list of JSON objects, one per GPU")
-    reader.require(environment["logical_cores"] >= 1, "environment.logical_cores", "must be at least 1")
-    return environment
 
 
 def sample_files(root: Path, runner: str) -> list[Path]:
@@ -65,22 +53,15 @@ def sample_files(root: Path, runner: str) -> list[Path]:
     return paths
 
 
-def pooled_trees(first: Path, second: Path) -> list[tuple[Path, dict[str, Any]]]:
-    """Every saved diagnosis at the same place under both roots, pooled (the second's environment,
-    with both sittings' times), as (path relative to a root, JSON to write). Checks only: writes
-    nothing."""
-    found = []
-    for runner in RUNNERS:
-        for path in sample_files(first, runner):
-            relative = path.relative_to(first)
-            if not (second / relative).is_file():
-                continue
-            sides = [load(first / relative), load(second / relative)]
-            where = f"{first / relative} and {second / relative}"
-            environment = pooled_environment(sides[0].environment, sides[1].environment, where)
-            try:
-                diagnosis = pool([side.diagnosis for side in sides])
-            except ValueError as error:
-                raise PoolError(f"{where}: {error}") from None
-            found.append((relative, {**to_json(diagnosis), "environment": environment}))
-    return found
+@dataclass(frozen=True)
+class Samples:
+    """One runner's committed diagnoses by sample name, and the full runs measured beside them."""
+
+    reports: dict[str, SavedDiagnosis]
+    guide: dict[str, ResultsFile]
+
+
+def load_samples(results_root: Path, runner: str) -> Samples:
+    guide = Path(results_root) / runner / DIAGNOSIS_DIR / GUIDE_DIR
+    return Samples({path.stem: load(path) for path in sample_files(results_root, runner)},
+                   load_runner(guide, runner) if guide.is_dir() else {})

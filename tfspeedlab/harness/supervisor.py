@@ -153,13 +153,6 @@ def run_examples(scripts: list[ExampleScript], worker_argv: Callable[[ExampleScr
                 _stop(entry.child, signal.SIGTERM)
 
 
-def run_example(script: ExampleScript, worker_argv: list[str], out: Path, runner: str, timeout_s: float,
-                fork: bool = False) -> Outcome:
-    """Run one example to its end and say how it ended (``Interrupted`` on Ctrl-C)."""
-    [(_, outcome, _)] = list(run_examples([script], lambda _: worker_argv, out, runner, timeout_s, fork=fork))
-    return outcome
-
-
 def _stop(child: subprocess.Popen | launch.ForkedChild, first_signal: int) -> None:
     """Signal the child's whole session, give it GRACE_S to unwind, then kill what is left."""
     _signal_group(child, first_signal)

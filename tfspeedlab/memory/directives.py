@@ -7,7 +7,7 @@ from tfspeedlab.core.stats import memory_growth
 from tfspeedlab.core.units import format_bytes
 from tfspeedlab.core.wording import NO_GROWTH_BYTES_PER_CALL
 from tfspeedlab.memory import tables as memory_tables
-from tfspeedlab.render.context import Context, Runner
+from tfspeedlab.render.context import Context, Runner, table_directive
 from tfspeedlab.render.registry import directive
 
 
@@ -28,29 +28,20 @@ def growth_threshold(context: Context) -> str:
     return format_bytes(NO_GROWTH_BYTES_PER_CALL)
 
 
-@directive("growth_table", "Per Keras, call and remedy: resident memory's growth per call over the followed loop and "
-                           "its second half, the Python heap's, the time per call.")
-def growth_table(context: Context, example: str) -> str:
-    return context.example_tabs(example, memory_tables.growth_table)
-
-
-@directive("imports", "Each import as a fresh process, start to exit, against ``import tensorflow``.")
-def imports(context: Context, example: str) -> str:
-    return context.example_tabs(example, memory_tables.imports_table)
-
-
 @directive("import_contributors", "What ``python -X importtime`` gave each package and module of one import case.")
 def import_contributors(context: Context, example: str, case: str) -> str:
     return context.example_tabs(example, lambda found: memory_tables.contributors_table(found, case))
 
 
-@directive("first_prediction", "Per model and format: a fresh process from start to its first prediction, against "
-                               "``.keras``, and one cold start split into import, load and first call.")
-def first_prediction(context: Context, example: str) -> str:
-    return context.example_tabs(example, memory_tables.first_prediction_table)
-
-
-@directive("save_load", "Per model and format: building, saving and loading, call after call in one process, with "
-                        "the process's first call apart.")
-def save_load(context: Context, example: str) -> str:
-    return context.example_tabs(example, memory_tables.save_load_table)
+# One table of an example each, in runner tabs.
+for _name, _table, _summary in (
+    ("growth_table", memory_tables.growth_table, "Per Keras, call and remedy: resident memory's growth per call over "
+     "the followed loop and its second half, the Python heap's, the time per call."),
+    ("imports", memory_tables.imports_table, "Each import as a fresh process, start to exit, against "
+     "``import tensorflow``."),
+    ("first_prediction", memory_tables.first_prediction_table, "Per model and format: a fresh process from start to "
+     "its first prediction, against ``.keras``, and one cold start split into import, load and first call."),
+    ("save_load", memory_tables.save_load_table, "Per model and format: building, saving and loading, call after call "
+     "in one process, with the process's first call apart."),
+):
+    table_directive(_name, _summary, _table, __name__)

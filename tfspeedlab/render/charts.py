@@ -36,8 +36,6 @@ TITLE_PT = 12.5
 LINE_IN = TEXT_PT * 1.3 / 72
 # Space under the caption and between it and what is above it, in inches.
 CAPTION_PAD_IN = 0.1
-# Height kept for a stacked figure's title above its first panel (and that panel's own title).
-TITLE_BAND_IN = 0.5
 
 
 @dataclass(frozen=True)

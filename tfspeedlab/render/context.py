@@ -15,10 +15,11 @@ from tfspeedlab.core.results.schema import RUNNERS, ResultsFile
 from tfspeedlab.core.stats import cost_model
 from tfspeedlab.render import markdown, templating
 from tfspeedlab.render.errors import DirectiveError
+from tfspeedlab.render.registry import directive
 from tfspeedlab.render.runners import not_measured, runner_tabs
 
 if TYPE_CHECKING:  # the diagnose feature's type, named for annotations only: render imports no feature
-    from tfspeedlab.diagnosis.samples import Samples
+    from tfspeedlab.diagnosis.saved import Samples
 
 # The ``runner=`` option of every inline figure: which runner's results it reads.
 Runner = Literal["cpu", "gpu"]
@@ -181,3 +182,13 @@ class Context:
             return render(self.models[runner], self.results[runner]) + "\n"
 
         return self.tabs(body)
+
+
+def table_directive(name: str, summary: str, table: Callable[[ResultsFile], str], module: str) -> None:
+    """Register ``{{ name EXAMPLE }}``: ``table`` of the example in runner tabs, listed among the
+    directives of ``module``'s package (the one that calls this)."""
+    def show(context: Context, example: str) -> str:
+        return context.example_tabs(example, table)
+
+    show.__module__ = module
+    directive(name, summary)(show)

@@ -89,7 +89,7 @@ DERIVED: dict[str, Callable[[ResultsFile], str]] = {
     "eager_per_op": lambda r: time_with_interval(sweeps.op_costs(r).eager.slope),
     "graph_per_op": lambda r: time_with_interval(sweeps.op_costs(r).graph.slope),
     "per_op_ratio": lambda r: format_significant(
-        sweeps.op_costs(r).eager_per_op_s / sweeps.op_costs(r).graph_per_op_s, 2) + "×",
+        sweeps.op_costs(r).eager.slope_s / sweeps.op_costs(r).graph.slope_s, 2) + "×",
     "xla_call_cost": lambda r: time_with_interval(sweeps.mode_fit(r, "xla").intercept),
     "xla_per_op": lambda r: time_with_interval(sweeps.mode_fit(r, "xla").slope),
     "break_even_ops": lambda r: number_with_interval(sweeps.op_costs(r).break_even),

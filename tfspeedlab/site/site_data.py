@@ -23,8 +23,7 @@ from tfspeedlab.core.results.repo import REPO_ROOT, example_names, examples_dir
 from tfspeedlab.core.results.schema import RUNNERS, ResultsFile, ResultsFileError
 from tfspeedlab.core.results.store import load_runner
 from tfspeedlab.core.stats import cost_model
-from tfspeedlab.diagnosis.samples import Samples, load_samples
-from tfspeedlab.diagnosis.saved import DiagnosisFileError
+from tfspeedlab.diagnosis.saved import DiagnosisFileError, Samples, load_samples
 from tfspeedlab.fairness import drift
 
 # What a build reads when nothing names another tree (tests and readers set it to build from theirs).

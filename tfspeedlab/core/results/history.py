@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tfspeedlab.core.results.schema import FAILURE_SUFFIX, ResultsFile, ResultsFileError
+from tfspeedlab.core.results.schema import FAILURE_SUFFIX, FieldReader, ResultsFile, ResultsFileError
 from tfspeedlab.core.results.store import load_failure, load_runner, read_json
 from tfspeedlab.core.spec.releases import Release, is_version, release_from_folder
 
@@ -86,18 +86,17 @@ def read_record(path: Path) -> dict[str, Any]:
     """An environment record (or an environment's failure record), checked: the fields a page
     shows are text, the package list a list of text (``ResultsFileError`` otherwise)."""
     data = read_json(path)  # a regular file of sane size, or ResultsFileError
-    if not isinstance(data, dict):
-        raise ResultsFileError(path, "<file>", "must hold a JSON object")
+    reader = FieldReader(path)
+    reader.require(isinstance(data, dict), "<file>", "must hold a JSON object")
     for name in RECORD_FIELDS:
         value = data.get(name)
-        if value is not None and (not isinstance(value, str) or len(value) > 4000):
-            raise ResultsFileError(path, name, "must be a string of at most 4000 characters")
+        reader.require(value is None or (isinstance(value, str) and len(value) <= 4000), name,
+                       "must be a string of at most 4000 characters")
     for name in VERSION_FIELDS:
         value = data.get(name)
-        if value is not None and not is_version(value):
-            raise ResultsFileError(path, name, f"must be a version string (digits, letters, '.', '+', '-'; at most "
-                                               f"64 characters), found {str(value)[:64]!r}")
+        reader.require(value is None or is_version(value), name, f"must be a version string (digits, letters, '.', "
+                       f"'+', '-'; at most 64 characters), found {str(value)[:64]!r}")
     packages = data.get("packages", [])
-    if not isinstance(packages, list) or not all(isinstance(line, str) for line in packages):
-        raise ResultsFileError(path, "packages", "must be a list of strings")
+    reader.require(isinstance(packages, list) and all(isinstance(line, str) for line in packages), "packages",
+                   "must be a list of strings")
     return data

@@ -13,7 +13,7 @@ does the same with two results trees measured apart.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,16 +28,17 @@ SAME_ENVIRONMENT = ("git_commit", "tensorflow", "keras", "tf_keras", "numpy", "p
                     *CPU_ID_FIELDS)
 
 
+# Pools two saved diagnoses' ``diagnosis`` blocks (the diagnosis package's, given by the command).
+DiagnosisPooler = Callable[[ResultsFile, ResultsFile], Mapping[str, Any]]
+
+
 class PoolError(ValueError):
     """Two files that are not two sittings of the same measurement."""
 
 
-class NothingToPoolError(PoolError):
-    """Two roots with no results file at the same place (they may still hold saved diagnoses)."""
-
-
-def pool(first: ResultsFile, second: ResultsFile) -> ResultsFile:
-    """``second`` with every case's runs preceded by ``first``'s (PoolError where they differ)."""
+def pool(first: ResultsFile, second: ResultsFile, pool_diagnosis: DiagnosisPooler | None = None) -> ResultsFile:
+    """``second`` with every case's runs preceded by ``first``'s (PoolError where they differ); a
+    saved diagnosis's block pooled by ``pool_diagnosis``."""
     where = f"{first.source or first.example} and {second.source or second.example}"
     for name in ("example", "runner", "quick"):
         if getattr(first, name) != getattr(second, name):
@@ -51,7 +52,15 @@ def pool(first: ResultsFile, second: ResultsFile) -> ResultsFile:
     counts = [_runs_per_case(first, where), _runs_per_case(second, where)]
     if None not in counts:
         environment["sitting_runs"] = [*counts[0], *counts[1]]
-    return replace(second, cases=cases, environment=environment)
+    pooled = replace(second, cases=cases, environment=environment)
+    if first.diagnosis is None and second.diagnosis is None:
+        return pooled
+    if pool_diagnosis is None:
+        raise PoolError(f"{where}: saved diagnoses; pool them with tfspeedlab pool")
+    try:
+        return replace(pooled, diagnosis=pool_diagnosis(first, second))
+    except ValueError as error:
+        raise PoolError(f"{where}: {error}") from None
 
 
 def pooled_environment(first: Mapping[str, Any], second: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -108,10 +117,11 @@ class PoolReport:
     only_in_one: list[Path] = field(default_factory=list)
 
 
-def pool_trees(first: Path, second: Path, into: Path) -> PoolReport:
+def pool_trees(first: Path, second: Path, into: Path, pool_diagnosis: DiagnosisPooler | None = None) -> PoolReport:
     """Every results file found at the same place under both roots (``<runner>/<example>.json``,
-    ``<runner>/history/tf-<release>/<example>.json`` and ``<runner>/diagnose/guide/<example>.json``), pooled into ``into`` at that place; a release's
-    environment record comes along. Everything is checked before anything is written."""
+    ``<runner>/history/tf-<release>/<example>.json``, the saved diagnoses ``<runner>/diagnose/<name>.json``
+    and the guide's runs beside them), pooled into ``into`` at that place; a release's environment
+    record comes along. Everything is checked before anything is written."""
     report, pooled = PoolReport(), []
     for relative in _results_files(first):
         if not (second / relative).is_file():
@@ -124,10 +134,10 @@ def pool_trees(first: Path, second: Path, into: Path) -> PoolReport:
             check_placement(results, root / relative, runner)
             sides.append(results)
         record = second / relative.parent / ENVIRONMENT_RECORD
-        pooled.append((relative, pool(*sides), read_record(record) if record.is_file() else None))
+        pooled.append((relative, pool(*sides, pool_diagnosis), read_record(record) if record.is_file() else None))
     report.only_in_one += [second / relative for relative in _results_files(second) if not (first / relative).is_file()]
     if not pooled:
-        raise NothingToPoolError(f"{first} and {second} hold no results file at the same place")
+        raise PoolError(f"{first} and {second} hold no results file at the same place")
     for relative, results, record in pooled:
         write_json_atomic(into / relative, to_dict(results))
         if record is not None:
@@ -140,8 +150,8 @@ def _results_files(root: Path) -> list[Path]:
     found = []
     for runner in RUNNERS:
         folder = Path(root) / runner
-        # The guide's full runs beside the sample diagnoses are results files too.
-        candidates = [*folder.glob("*.json"), *folder.glob("history/tf-*/*.json"), *folder.glob("diagnose/guide/*.json")]
+        candidates = [*folder.glob("*.json"), *folder.glob("history/tf-*/*.json"), *folder.glob("diagnose/*.json"),
+                      *folder.glob("diagnose/guide/*.json")]
         found += [path.relative_to(root) for path in candidates
                   if not path.name.endswith(FAILURE_SUFFIX) and path.name != ENVIRONMENT_RECORD]
     return sorted(found)

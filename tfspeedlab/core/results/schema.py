@@ -128,6 +128,9 @@ class ResultsFile:
     source: Path | None = field(default=None, compare=False)
     # Cases that could not run where this file was measured, each with its reason (one line).
     unavailable: Mapping[str, str] = field(default_factory=dict)
+    # What a saved diagnosis (``tfspeedlab diagnose --save``) found that is not a case: its budget,
+    # probe, placement, memory. Its fields are the diagnosis package's to read; None in a run's file.
+    diagnosis: Mapping[str, Any] | None = None
 
     def case(self, label: str) -> CaseResult:
         for case in self.cases:
@@ -135,7 +138,6 @@ class ResultsFile:
                 return case
         where = f" in {self.source}" if self.source else ""
         raise MissingCaseError(f"no case {label!r}{where}; cases are {[c.label for c in self.cases]}", self.quick)
-
 
 
 def to_dict(results: ResultsFile) -> dict[str, Any]:
@@ -153,6 +155,7 @@ def to_dict(results: ResultsFile) -> dict[str, Any]:
         "cases": [_case_to_dict(case) for case in results.cases],
         # Written only where a case could not run, so that other files read as they always did.
         **({"unavailable": dict(results.unavailable)} if results.unavailable else {}),
+        **({"diagnosis": dict(results.diagnosis)} if results.diagnosis is not None else {}),
     }
 
 
@@ -185,66 +188,49 @@ def run_to_dict(m: Measurement) -> dict[str, Any]:
     }
 
 
-
 def from_dict(data: Any, path: Path | str) -> ResultsFile:
     reader = FieldReader(path)
-    if not isinstance(data, dict):
-        raise ResultsFileError(path, "<top level>", "must be a JSON object")
-    if data.get("schema") != SCHEMA:
-        raise ResultsFileError(path, "schema", f"must be {SCHEMA!r}, found {data.get('schema')!r}")
+    reader.require(isinstance(data, dict), "<top level>", "must be a JSON object")
+    reader.require(data.get("schema") == SCHEMA, "schema", f"must be {SCHEMA!r}, found {data.get('schema')!r}")
     version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise ResultsFileError(
-            path, "schema_version",
-            f"is {version!r}, but this tfspeedlab reads version {SCHEMA_VERSION}; "
-            "re-run the example with `tfspeedlab run` to rewrite it",
-        )
+    reader.require(version == SCHEMA_VERSION, "schema_version",
+                   f"is {version!r}, but this tfspeedlab reads version {SCHEMA_VERSION}; "
+                   "re-run the example with `tfspeedlab run` to rewrite it")
     runner = reader.get(data, "runner", str)
-    if runner not in RUNNERS:
-        raise ResultsFileError(path, "runner", f"must be one of {RUNNERS}, found {runner!r}")
+    reader.require(runner in RUNNERS, "runner", f"must be one of {RUNNERS}, found {runner!r}")
     example = reader.get(data, "example", str)
-    if (problem := example_name_problem(example)) is not None:
-        raise ResultsFileError(path, "example", problem)
+    problem = example_name_problem(example)
+    reader.require(problem is None, "example", str(problem))
     environment = reader.get(data, "environment", dict)
     for name, types in ENVIRONMENT_FIELDS.items():
         reader.get(environment, name, types, prefix="environment.")
     for name, value in environment.items():
         if isinstance(value, str):
             reader.check_length(value, "environment." + name)
-    if not all(isinstance(gpu, dict) for gpu in environment["gpus"]):
-        raise ResultsFileError(path, "environment.gpus", "must be a list of JSON objects, one per GPU")
+    reader.require(all(isinstance(gpu, dict) for gpu in environment["gpus"]), "environment.gpus",
+                   "must be a list of JSON objects, one per GPU")
     raw_cases = reader.get(data, "cases", list)
-    if not raw_cases and not data.get("unavailable"):  # a process whose every case could not run says why
-        raise ResultsFileError(path, "cases", "is empty")
-    if len(raw_cases) > MAX_CASES:
-        raise ResultsFileError(path, "cases", f"holds {len(raw_cases)} cases; at most {MAX_CASES} are read")
+    # A process whose every case could not run says why.
+    reader.require(bool(raw_cases or data.get("unavailable")), "cases", "is empty")
+    reader.require(len(raw_cases) <= MAX_CASES, "cases", f"holds {len(raw_cases)} cases; at most {MAX_CASES} are read")
     cases = tuple(_case_from_dict(reader, raw, f"cases[{i}].") for i, raw in enumerate(raw_cases))
     baseline = reader.get(data, "baseline", (str, type(None)))
     labels = [case.label for case in cases]
-    if baseline is not None and baseline not in labels:
-        raise ResultsFileError(path, "baseline", f"names {baseline!r}, which is not a case label {labels}")
+    reader.require(baseline is None or baseline in labels, "baseline",
+                   f"names {baseline!r}, which is not a case label {labels}")
     try:
         layout = from_record(reader.get(data, "layout", dict))
     except LayoutError as error:
         raise ResultsFileError(path, "layout", str(error)) from None
     for index, case in enumerate(cases):
         missing = sorted(set(parameters_read(layout)) - set(case.params))
-        if missing:
-            raise ResultsFileError(path, f"cases[{index}].params", f"lacks {missing}, which its {layout.kind} layout reads")
-    unavailable = _unavailable_from_dict(reader, data.get("unavailable", {}), labels)
+        reader.require(not missing, f"cases[{index}].params", f"lacks {missing}, which its {layout.kind} layout reads")
     return ResultsFile(
-        example=example,
-        title=reader.check_length(reader.get(data, "title", str), "title"),
-        runner=runner,
-        quick=reader.get(data, "quick", bool),
-        params=reader.get(data, "params", dict),
-        environment=environment,
-        cases=cases,
-        baseline=baseline,
-        layout=layout,
-        source=Path(path),
-        unavailable=unavailable,
-    )
+        example=example, title=reader.check_length(reader.get(data, "title", str), "title"), runner=runner,
+        quick=reader.get(data, "quick", bool), params=reader.get(data, "params", dict), environment=environment,
+        cases=cases, baseline=baseline, layout=layout, source=Path(path),
+        unavailable=_unavailable_from_dict(reader, data.get("unavailable", {}), labels),
+        diagnosis=reader.get(data, "diagnosis", dict) if "diagnosis" in data else None)
 
 
 def _unavailable_from_dict(reader: FieldReader, raw: Any, labels: list[str]) -> dict[str, str]:
@@ -261,74 +247,51 @@ def _unavailable_from_dict(reader: FieldReader, raw: Any, labels: list[str]) -> 
 
 
 def _case_from_dict(reader: FieldReader, raw: Any, prefix: str) -> CaseResult:
-    if not isinstance(raw, dict):
-        raise ResultsFileError(reader.path, prefix.rstrip("."), "must be a JSON object")
+    reader.require(isinstance(raw, dict), prefix.rstrip("."), "must be a JSON object")
     raw_runs = reader.get(raw, "runs", list, prefix)
-    if not raw_runs:
-        raise ResultsFileError(reader.path, prefix + "runs", "is empty: a case needs at least one run")
-    if len(raw_runs) > MAX_RUNS:
-        raise ResultsFileError(reader.path, prefix + "runs", f"holds {len(raw_runs)} runs; at most {MAX_RUNS} are read")
+    reader.require(bool(raw_runs), prefix + "runs", "is empty: a case needs at least one run")
+    reader.require(len(raw_runs) <= MAX_RUNS, prefix + "runs",
+                   f"holds {len(raw_runs)} runs; at most {MAX_RUNS} are read")
     runs = tuple(run_from_dict(reader, run, f"{prefix}runs[{index}].") for index, run in enumerate(raw_runs))
     metrics = _metrics_from_dict(reader, reader.get(raw, "metrics", dict, prefix), f"{prefix}metrics")
     run_metrics = raw.get("run_metrics", [])
-    if not isinstance(run_metrics, list) or (run_metrics and len(run_metrics) != len(runs)):
-        raise ResultsFileError(reader.path, prefix + "run_metrics",
-                               f"must be a list of one JSON object per run ({len(runs)})")
-    return CaseResult(
-        label=reader.check_length(reader.get(raw, "label", str, prefix), prefix + "label"),
-        params=reader.get(raw, "params", dict, prefix),
-        runs=runs,
-        metrics=metrics,
-        run_metrics=tuple(_metrics_from_dict(reader, found, f"{prefix}run_metrics[{index}]")
-                          for index, found in enumerate(run_metrics)),
-    )
+    reader.require(isinstance(run_metrics, list) and (not run_metrics or len(run_metrics) == len(runs)),
+                   prefix + "run_metrics", f"must be a list of one JSON object per run ({len(runs)})")
+    return CaseResult(label=reader.check_length(reader.get(raw, "label", str, prefix), prefix + "label"),
+                      params=reader.get(raw, "params", dict, prefix), runs=runs, metrics=metrics,
+                      run_metrics=tuple(_metrics_from_dict(reader, found, f"{prefix}run_metrics[{index}]")
+                                        for index, found in enumerate(run_metrics)))
 
 
 def _metrics_from_dict(reader: FieldReader, raw: Any, where: str) -> dict[str, float]:
-    if not isinstance(raw, dict):
-        raise ResultsFileError(reader.path, where, "must be a JSON object of name → number")
+    reader.require(isinstance(raw, dict), where, "must be a JSON object of name → number")
     for name, value in raw.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ResultsFileError(reader.path, f"{where}.{name}", "must be a finite number")
+        reader.require(not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value),
+                       f"{where}.{name}", "must be a finite number")
     return raw
 
 
-def run_from_dict(reader: FieldReader, raw: Any, prefix: str, *, stored_statistics: bool = True) -> Measurement:
+def run_from_dict(reader: FieldReader, raw: Any, prefix: str) -> Measurement:
     """One run (one process's blocks) as ``run_to_dict`` writes it, each field checked and named
-    with ``prefix``. ``stored_statistics``: the run carries ``median_s``, ``iqr_s``, ``min_s`` and
-    ``mean_s``, as a results file's do, and each must agree with its samples; a saved diagnosis
-    keeps the samples alone (a median at most, for readers), so there none are read."""
-    if not isinstance(raw, dict):
-        raise ResultsFileError(reader.path, prefix.rstrip("."), "must be a JSON object")
+    with ``prefix``; its statistics must agree with its samples."""
+    reader.require(isinstance(raw, dict), prefix.rstrip("."), "must be a JSON object")
     samples = reader.get(raw, "samples_s", list, prefix)
-    if len(samples) > MAX_SAMPLES:
-        raise ResultsFileError(reader.path, prefix + "samples_s",
-                               f"holds {len(samples)} samples; at most {MAX_SAMPLES} are read")
-    if not samples or not all(_is_positive_number(s) for s in samples):
-        raise ResultsFileError(reader.path, prefix + "samples_s", "must be a non-empty list of positive numbers")
+    reader.require(len(samples) <= MAX_SAMPLES, prefix + "samples_s",
+                   f"holds {len(samples)} samples; at most {MAX_SAMPLES} are read")
+    reader.require(bool(samples) and all(_is_positive_number(s) for s in samples), prefix + "samples_s",
+                   "must be a non-empty list of positive numbers")
     calls = reader.get(raw, "calls_per_block", int, prefix)
-    if calls < 1:
-        raise ResultsFileError(reader.path, prefix + "calls_per_block", f"must be at least 1, found {calls}")
+    reader.require(calls >= 1, prefix + "calls_per_block", f"must be at least 1, found {calls}")
     first_call = reader.get(raw, "first_call_s", (int, float), prefix)
-    if not _is_positive_number(first_call):
-        raise ResultsFileError(reader.path, prefix + "first_call_s", "must be a positive number")
-    measurement = Measurement(
-        samples_s=tuple(float(s) for s in samples),
-        calls_per_block=calls,
-        first_call_s=float(first_call),
-        completion=reader.get(raw, "completion", str, prefix),
-        tracing_count=reader.get(raw, "tracing_count", (int, type(None)), prefix),
-    )
-    if not stored_statistics:
-        return measurement
+    reader.require(_is_positive_number(first_call), prefix + "first_call_s", "must be a positive number")
+    measurement = Measurement(samples_s=tuple(float(s) for s in samples), calls_per_block=calls,
+                              first_call_s=float(first_call), completion=reader.get(raw, "completion", str, prefix),
+                              tracing_count=reader.get(raw, "tracing_count", (int, type(None)), prefix))
     for stat in ("median_s", "iqr_s", "min_s", "mean_s"):
-        stored = reader.get(raw, stat, (int, float), prefix)
-        if not math.isclose(stored, getattr(measurement, stat), rel_tol=1e-9, abs_tol=1e-15):
-            raise ResultsFileError(
-                reader.path, prefix + stat,
-                f"is {stored!r} but its samples give {getattr(measurement, stat)!r}; "
-                "statistics are derived from samples and must not be edited by hand",
-            )
+        stored, derived = reader.get(raw, stat, (int, float), prefix), getattr(measurement, stat)
+        reader.require(math.isclose(stored, derived, rel_tol=1e-9, abs_tol=1e-15), prefix + stat,
+                       f"is {stored!r} but its samples give {derived!r}; "
+                       "statistics are derived from samples and must not be edited by hand")
     return measurement
 
 

@@ -9,7 +9,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
-from tfspeedlab.core.results.schema import (FAILURE_SCHEMA, FAILURE_SUFFIX, MAX_FILE_BYTES, ResultsFile,
+from tfspeedlab.core.results.schema import (FAILURE_SCHEMA, FAILURE_SUFFIX, MAX_FILE_BYTES, FieldReader, ResultsFile,
                                             ResultsFileError, from_dict, to_dict)
 from tfspeedlab.core.spec.names import check_example_name
 
@@ -134,22 +134,17 @@ def load_runner(directory: Path, runner: str | None = None, skip: Collection[str
 
 def check_placement(results: ResultsFile, path: Path, folder_runner: str) -> None:
     """Refuse a file that does not fit the folder and runner it sits in (ResultsFileError)."""
-    if results.runner != folder_runner:
-        raise ResultsFileError(
-            path, "runner", f"is {results.runner!r}, but the file sits in the {folder_runner!r} folder"
-        )
+    reader = FieldReader(path)
+    reader.require(results.runner == folder_runner, "runner",
+                   f"is {results.runner!r}, but the file sits in the {folder_runner!r} folder")
     # A file is found again by its name, so the name must be the example's.
-    if results.example != path.stem:
-        raise ResultsFileError(path, "example", f"is {results.example!r}, but the file is named {path.name}")
+    reader.require(results.example == path.stem, "example",
+                   f"is {results.example!r}, but the file is named {path.name}")
     gpus = results.environment["gpus"]
-    if results.runner == "gpu" and not gpus:
-        raise ResultsFileError(
-            path, "environment.gpus", "is empty: a gpu results file must come from a run that saw a GPU"
-        )
-    if results.runner == "cpu" and gpus:
-        raise ResultsFileError(
-            path, "environment.gpus", "lists a GPU: a cpu results file must come from a run with the GPUs hidden"
-        )
+    reader.require(results.runner != "gpu" or bool(gpus), "environment.gpus",
+                   "is empty: a gpu results file must come from a run that saw a GPU")
+    reader.require(results.runner != "cpu" or not gpus, "environment.gpus",
+                   "lists a GPU: a cpu results file must come from a run with the GPUs hidden")
 
 
 def load_failure(directory: Path, example: str) -> dict[str, str] | None:
@@ -158,10 +153,10 @@ def load_failure(directory: Path, example: str) -> dict[str, str] | None:
     if not path.exists() and not path.is_symlink():
         return None
     record = read_json(path)
-    if not isinstance(record, dict):
-        raise ResultsFileError(path, "<top level>", "must be a JSON object")
+    reader = FieldReader(path)
+    reader.require(isinstance(record, dict), "<top level>", "must be a JSON object")
     for name in ("error", "utc_time"):
-        if not isinstance(record.get(name), str):
-            raise ResultsFileError(path, name, f"must be a string, found {type(record.get(name)).__name__}")
+        reader.require(isinstance(record.get(name), str), name,
+                       f"must be a string, found {type(record.get(name)).__name__}")
     # The message is shown on a page: a screenful at most.
     return {**record, "error": record["error"][:MAX_FAILURE_TEXT]}

@@ -288,13 +288,9 @@ class FittedModels(Mapping[str, CostModel]):
 
 
 @dataclass(frozen=True)
-class Prediction:
-    example: str
-    case: str
-    mode: str
-    ops: int
-    elements: int
-    measured_s: float
+class Prediction(Point):
+    """A measured point beside what the model predicts for it; ``held_out``: its example was not fitted on."""
+
     predicted_s: float
     held_out: bool
 
@@ -315,9 +311,8 @@ def validate(model: CostModel, results: dict[str, ResultsFile]) -> tuple[list[Pr
         points = chain_points(found)
         if not points:
             outside.append(name)
-        predictions += [Prediction(name, p.case, p.mode, p.ops, p.elements, p.measured_s,
-                                   model.per_call(p.mode, p.ops, p.elements), name not in fitted)
-                        for p in points]
+        predictions += [Prediction(**asdict(p), predicted_s=model.per_call(p.mode, p.ops, p.elements),
+                                   held_out=name not in fitted) for p in points]
     return predictions, outside
 
 

@@ -305,11 +305,6 @@ class EstimatorStability:
     # The largest relative difference between the speed-ups of two disjoint halves of the processes.
     worst_split_difference: float
 
-    @property
-    def process_range(self) -> float:
-        """(largest − smallest) per-process speed-up ÷ the speed-up over all processes."""
-        return (max(self.per_process) - min(self.per_process)) / self.all_processes
-
 
 def estimator_stability(results: ResultsFile, slower: str, faster: str) -> list[EstimatorStability]:
     """The experiment behind ``CHOSEN``: each candidate's speed-up over all runs, per run, and per half.

@@ -39,11 +39,6 @@ class Growth:
     rss_end_bytes: float  # the median over processes of the resident memory after the loop
     peak_rss_bytes: float  # the largest high-water mark of any process
 
-    @property
-    def total_bytes(self) -> float:
-        """The growth over one process's whole loop, at the estimated rate."""
-        return self.per_call.value * self.calls
-
 
 def later_half(parts: Sequence[float]) -> Sequence[float]:
     """The parts a loop's "second half" reads: from the middle part on (the middle one included

@@ -112,27 +112,11 @@ def sweep_cases(results: ResultsFile, mode: str) -> list:
 
 @dataclass(frozen=True)
 class OpCosts:
-    """The op-count sweep, reduced to the numbers that explain it."""
+    """The op-count sweep, reduced to the numbers that explain it: each mode's line, its intercept
+    the fixed cost of a call, its slope the cost of each op."""
 
     eager: ModeFit
     graph: ModeFit
-
-    @property
-    def graph_call_s(self) -> float:
-        """Fixed cost of one tf.function call, whatever it contains."""
-        return self.graph.intercept_s
-
-    @property
-    def eager_call_s(self) -> float:
-        return self.eager.intercept_s
-
-    @property
-    def eager_per_op_s(self) -> float:
-        return self.eager.slope_s
-
-    @property
-    def graph_per_op_s(self) -> float:
-        return self.graph.slope_s
 
     @property
     def break_even_ops(self) -> float:

@@ -3,8 +3,6 @@ runner has no results yet."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from tfspeedlab.core.results.schema import ResultsFile
 from tfspeedlab.core.results.store import load_failure
 from tfspeedlab.core.stats import intervals
@@ -12,7 +10,7 @@ from tfspeedlab.core.units import format_bytes, format_time
 from tfspeedlab.fairness import coverage as coverage_analysis, drift, tables as coverage_tables
 from tfspeedlab.fairness.coverage import HEADLINE
 from tfspeedlab.render import charts, markdown, shared_workloads as shared, templating
-from tfspeedlab.render.context import TRACE_URI, Context, Runner, chart_uri, trace_files
+from tfspeedlab.render.context import TRACE_URI, Context, Runner, chart_uri, table_directive, trace_files
 from tfspeedlab.render.errors import DirectiveError
 from tfspeedlab.render.registry import directive
 from tfspeedlab.render.runners import RUNNER_TITLES, not_measured
@@ -117,14 +115,6 @@ def traces(context: Context, example: str) -> str:
     return context.tabs(body)
 
 
-def _tabbed(table: Callable[[ResultsFile], str]) -> Callable[..., str]:
-    """A directive ``{{ NAME EXAMPLE }}`` showing one table of the example in runner tabs."""
-    def show(context: Context, example: str) -> str:
-        return context.example_tabs(example, table)
-
-    return show
-
-
 # One table of an example each, in runner tabs.
 for _name, _table, _summary in (
     ("fixed_costs", tables.fixed_cost_table,
@@ -142,7 +132,7 @@ for _name, _table, _summary in (
     ("estimators", tables.estimator_table,
      "The estimator experiment: each candidate's speed-ups, and how far two halves of the processes differ."),
 ):
-    directive(_name, _summary)(_tabbed(_table))
+    table_directive(_name, _summary, _table, __name__)
 
 
 @directive("estimator_summary", "The estimator experiment over several files: each candidate's worst split over "
