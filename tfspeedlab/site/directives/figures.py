@@ -83,6 +83,17 @@ directive("factor", "FASTER against SLOWER in the four verdicts: ``10.8× faster
                     "[2.11–2.47×]``, ``the same within 4%`` or ``inconclusive here (1.25× slower to 1.30× faster)``.")(_speedup_of(wording.page_speedup))
 
 
+@directive("percent_faster", "FASTER's speed-up over SLOWER as a percentage, for a sentence that meets a source's own "
+                             "percentages: (the factor as ``factor`` prints it − 1) × 100, ``108%``. A build error "
+                             "where the interval does not lie above 1, since the sentence says faster.")
+def percent_faster(context: Context, example: str, slower: str, faster: str, *, runner: Runner = "cpu") -> str:
+    found = _speedup(context, example, slower, faster, runner)
+    if wording.page_verdict(found) not in (None, wording.Verdict.FASTER) or found.value < 1:
+        raise DirectiveError(f"{faster!r} was not faster than {slower!r} here ({wording.format_speedup(found)}): "
+                             "a percentage faster would say more than the interval does")
+    return wording.percent_faster(found.value)
+
+
 @directive("time_saved", "What FASTER saves per call over SLOWER: SLOWER's time less FASTER's, with its 95% "
                          "interval over both cases' resampled processes: ``1.31 ms [1.02–1.63 ms]``, or ``too small "
                          "to measure here``.")
