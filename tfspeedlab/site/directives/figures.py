@@ -89,8 +89,8 @@ directive("factor", "FASTER against SLOWER in the four verdicts: ``10.8× faster
 def percent_faster(context: Context, example: str, slower: str, faster: str, *, runner: Runner = "cpu") -> str:
     found = _speedup(context, example, slower, faster, runner)
     if wording.page_verdict(found) not in (None, wording.Verdict.FASTER) or found.value < 1:
-        raise DirectiveError(f"{faster!r} was not faster than {slower!r} here ({wording.format_speedup(found)}): "
-                             "a percentage faster would say more than the interval does")
+        raise DirectiveError(f"the speed-up of {faster!r} over {slower!r} does not lie above 1 here "
+                             f"({wording.format_speedup(found)}): a percentage would say more than its interval")
     return wording.percent_faster(found.value)
 
 
