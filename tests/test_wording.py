@@ -180,3 +180,29 @@ def test_a_training_case_that_moved_no_weight_gets_no_speed_up_while_its_baselin
     assert summary.rows(results)[1].speedup == wording.DID_NOT_TRAIN
     # Where no case reports its weights, the table says what it says of any case.
     assert summary.rows(synthetic_results())[1].speedup != wording.DID_NOT_TRAIN
+
+
+def test_a_speed_up_reads_as_the_percentage_faster_of_the_factor_a_page_prints():
+    # 2.0849× prints 2.08×, so 108%, not 108.49 rounded from the unprinted value in another way.
+    assert wording.percent_faster(2.0849) == "108%"
+    assert wording.percent_faster(2.47) == "147%"
+    assert wording.percent_faster(1.0) == "0%"
+    # Past 10× a page prints three figures: 12.34× prints 12.3×, so 1,130%.
+    assert wording.percent_faster(12.34) == "1,130%"
+    with pytest.raises(ValueError):
+        wording.percent_faster(0.9)
+
+
+def test_percent_faster_says_faster_only_where_the_interval_does(tmp_path):
+    from test_directives import runs_results
+
+    results = replace(runs_results(eager=10e-3, graph=1e-3), example="demo")
+    found = context(tmp_path, results)
+    from tfspeedlab.core.stats import intervals
+    from tfspeedlab.core.units import format_ratio
+
+    speedup = format_ratio(intervals.speedup(results, "eager", "graph").value)  # as `factor` prints it
+    percent = directives.render("percent_faster", ["demo", "eager", "graph"], found)
+    assert percent == f"{round((float(speedup.rstrip('×').replace(',', '')) - 1) * 100):,}%"
+    with pytest.raises(directives.DirectiveError):
+        directives.render("percent_faster", ["demo", "graph", "eager"], found)

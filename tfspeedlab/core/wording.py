@@ -238,17 +238,27 @@ def across_cpu_models(speedups: list[tuple[str, Ratio]]) -> str:
     return "; ".join(f"{page_speedup(found)} on {name}" for name, found in speedups)
 
 
-def across_cpu_span(speedups: list[tuple[str, Ratio]]) -> str:
+def across_cpu_span(speedups: list[tuple[str, Ratio]], *, widest: bool = False) -> str:
     """``across_cpu_models``, short enough for an answer box where the models' verdicts differ: the
     models grouped by verdict, each group in its own verdict's words, the clear ones first (a table
     beside it gives each model's interval): ``1.71× to 2.37× faster on 3 CPU models; inconclusive
     here on AMD EPYC 25/1``. A group of one model names it. Where every model reads inconclusive, or
     every one the same, it says so of each: ``inconclusive on each of 4 CPU models``, ``the same
     within 6% on each of 4 CPU models`` (the widest reach); ``across_cpu_models``' own phrase where
-    every model's verdict is the same clear one, or where one model was timed in a single process."""
+    every model's verdict is the same clear one, or where one model was timed in a single process.
+
+    ``widest`` gives every-model-inconclusive its reach too, the farthest ends of the models' ranges
+    as the inconclusive phrase prints them, so "inconclusive" cannot hide how far a model might
+    differ: ``inconclusive on each of 4 CPU models, at widest 1.40× slower to 1.28× faster``."""
     words = {page_verdict(found) for _, found in speedups}
     if len(speedups) >= 2 and words == {Verdict.INCONCLUSIVE}:
-        return f"inconclusive on each of {len(speedups)} CPU models"
+        phrase = f"inconclusive on each of {len(speedups)} CPU models"
+        if not widest:
+            return phrase
+        slower = max(1 / found.low for _, found in speedups)
+        faster = max(found.high for _, found in speedups)
+        return (f"{phrase}, at widest {format_ratio(slower)}{_NBSP}{Verdict.SLOWER} to "
+                f"{format_ratio(faster)}{_NBSP}{Verdict.FASTER}")
     if len(speedups) >= 2 and words == {Verdict.SAME}:
         return f"{_group_phrase(Verdict.SAME, speedups).rsplit(' on ', 1)[0]} on each of {len(speedups)} CPU models"
     if len(speedups) < 2 or len(words) < 2 or None in words:
@@ -285,6 +295,15 @@ def _group_phrase(word: Verdict, group: list[tuple[str, Ratio]]) -> str:
 
 
 # ------------------------------------------------------------ figures without a verdict
+
+
+def percent_faster(value: float) -> str:
+    """A speed-up of at least 1 as the percentage a source may quote it in ("47% faster"): the factor
+    as a page prints it (``format_factor``), less 1, times 100, to a whole percent: 2.08× → ``108%``,
+    so the percentage and the factor beside it agree."""
+    if value < 1:
+        raise ValueError(f"a speed-up below 1 ({value:.3g}) is no percentage faster: swap its two cases")
+    return f"{round((_printed(value) - 1) * 100):,}%"
 
 
 def speedup_by_value(value: float) -> str:

@@ -150,9 +150,12 @@ def measured_summary(context: Context) -> str:
 @directive("across_cpus_span", "As ``across_cpus``, short enough for an answer box where the CPU models' verdicts "
                                "differ: the models grouped by verdict, each group in its verdict's words, ``1.71× "
                                "to 2.37× faster on 3 CPU models; inconclusive here on AMD EPYC 25/1``; "
-                               "``across_cpus``' own phrase where they agree.")
-def across_cpus_span(context: Context, example: str, slow: str, fast: str, *, runner: Runner = "cpu") -> str:
-    return wording.across_cpu_span(_across(context, example, slow, fast, runner))
+                               "``across_cpus``' own phrase where they agree. ``widest=true``: where every model is "
+                               "inconclusive, their farthest ends too, ``inconclusive on each of 4 CPU models, at "
+                               "widest 1.40× slower to 1.28× faster``.")
+def across_cpus_span(context: Context, example: str, slow: str, fast: str, *, widest: bool = False,
+                     runner: Runner = "cpu") -> str:
+    return wording.across_cpu_span(_across(context, example, slow, fast, runner), widest=widest)
 
 
 @directive("across_cpus_verdict", "The verdict alone of ``across_cpus``, for an answer box that spends its figures "

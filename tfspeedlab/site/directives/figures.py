@@ -59,6 +59,17 @@ def factor(context: Context, example: str, slower: str, faster: str, *, runner: 
     return wording.page_speedup(intervals.speedup(context.lookup(example, runner), slower, faster))
 
 
+@directive("percent_faster", "FASTER's speed-up over SLOWER as a percentage, for a sentence that meets a source's own "
+                             "percentages: (the factor as ``factor`` prints it − 1) × 100, ``108%``. A build error "
+                             "where the interval does not lie above 1, since the sentence says faster.")
+def percent_faster(context: Context, example: str, slower: str, faster: str, *, runner: Runner = "cpu") -> str:
+    found = intervals.speedup(context.lookup(example, runner), slower, faster)
+    if wording.page_verdict(found) not in (None, wording.Verdict.FASTER) or found.value < 1:
+        raise DirectiveError(f"the speed-up of {faster!r} over {slower!r} does not lie above 1 here "
+                             f"({wording.format_speedup(found)}): a percentage would say more than its interval")
+    return wording.percent_faster(found.value)
+
+
 @directive("time_saved", "What FASTER saves per call over SLOWER: SLOWER's time less FASTER's, with its 95% "
                          "interval over both cases' resampled processes: ``1.31 ms [1.02–1.63 ms]``, or ``too small "
                          "to measure here``.")
