@@ -143,7 +143,8 @@ def trend_svg(series: dict[str, list[trends.TrendPoint]], releases: list[Release
     # Cold starts: the title already names the chart (``_legend_title``), so the caption leads with what
     # a line is, not the example's name.
     if sittings and cold:
-        caption = "a line per pass: the 10th percentile of its cold starts · each cold start a fresh process · no interval"
+        caption = ("a line per pass: the 10th percentile of its cold starts · each cold start a fresh process"
+                   " · no interval")
     elif sittings:
         caption = f"{example} · a line per pass: the 10th percentile of its blocks · no interval"
     else:

@@ -126,7 +126,8 @@ def history_drift(context: Context, example: str, *, runner: Runner = "cpu") -> 
 
 
 @directive("history_pass_move", "The largest move of one case of one release between its two passes, as the "
-                                "per-pass table gives them, and where: ``1.58×, for import tensorflow on 2.12`` (the case as code).")
+                                "per-pass table gives them, and where: ``1.58×, for import tensorflow on 2.12`` "
+                                "(the case as code).")
 def history_pass_move(context: Context, example: str, *, runner: Runner = "cpu") -> str:
     move = trends.largest_pass_move(_history(context, runner), example)
     if move is None:
