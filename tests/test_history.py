@@ -32,6 +32,7 @@ from tfspeedlab.results.schema import CaseResult, ResultsFile, ResultsFileError,
 from tfspeedlab.results.store import write_json_atomic
 from tfspeedlab.run.catalog import ExampleScript
 from tfspeedlab.site import history_charts, history_tables
+from tfspeedlab.site.charts import TEXT_PT, line_chars
 from tfspeedlab.site.directives.history import chart_uri
 from tfspeedlab.spec.layout import Grid
 from tfspeedlab.units import format_time
@@ -359,6 +360,9 @@ def test_a_history_measured_in_two_sittings_charts_each_sitting_as_a_line_of_its
     assert list(series) == ["import tensorflow · pass 1", "import tensorflow · pass 2"]
     one, two = ([point.estimate_s for point in points] for points in series.values())
     assert all(0.99 < a < 1.1 for a in one) and all(1.49 < b < 1.6 for b in two)
+    # The largest move between passes is one case's, as the per-pass table gives it (not a median).
+    move = trends.largest_pass_move(history, "startup")
+    assert move is not None and move.case == "import tensorflow" and 1.49 < move.factor < 1.51
     quantities = history_charts.trend_quantities(history, "startup", trends.HISTORY_GROUP)
     assert quantities == {"import tensorflow": "cold start: import time"}
     svg = history_charts.trend_svg(series, [item.release for item in history], "startup", trends.HISTORY_GROUP, "light",
@@ -369,6 +373,10 @@ def test_a_history_measured_in_two_sittings_charts_each_sitting_as_a_line_of_its
     # A cold start is labelled as one, not as a time per call.
     assert "cold start: import time (s)" in svg and "time per call" not in svg
     assert "10th percentile of its cold starts" in svg
+    # Its title says what it shows, not the example's name; no caption line runs past the figure's width.
+    assert "Start-up on every release" in svg and ">startup<" not in svg
+    captions = [line for line in re.findall(r">([^<>]+)</text>", svg) if "cold start" in line or "interval" in line]
+    assert captions and all(len(line) <= line_chars(TEXT_PT) for line in captions)
 
 
 def test_releases_measured_on_different_cpu_models_are_not_compared(tmp_path):

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tfspeedlab.results.schema import ResultsFile
+from tfspeedlab.analysis import backends
+from tfspeedlab.results.schema import MissingCaseError, ResultsFile
 from tfspeedlab.site import backend_tables, markdown
-from tfspeedlab.site.directives.context import Context
+from tfspeedlab.site.directives.context import Context, Runner
 from tfspeedlab.site.directives.registry import directive
+from tfspeedlab.site.errors import DirectiveError
 from tfspeedlab.site.runners import not_measured
 
 
@@ -33,6 +35,19 @@ def backend_extremes(context: Context, example: str) -> str:
                           "to the first call, and after how many steps it pays back.")
 def jit_payback(context: Context, example: str) -> str:
     return _tabs(context, example, backend_tables.payback_table)
+
+
+@directive("jit_payback_steps", "One model and backend of the payback table: the training steps after which "
+                                "jit_compile=True paid for itself, ``255 steps [166–397]``, or why it never does.")
+def jit_payback_steps(context: Context, example: str, model: str, backend: str, *, runner: Runner = "cpu") -> str:
+    found = context.lookup(example, runner)
+    pivots = backends.model_pivots(found)
+    if model not in pivots:
+        raise MissingCaseError(f"{example} has no model {model!r}; it has {sorted(pivots)}", found.quick)
+    payback = backends.payback(pivots[model], backend)
+    if payback is None:
+        raise DirectiveError(f"{example} · {model}: {backend!r} was not timed with jit_compile both ways")
+    return backend_tables.payback_steps(payback)
 
 
 @directive("short_runs", "One model: a short training run from a fresh model (1, 10 and 100 steps, first call "

@@ -17,7 +17,7 @@ from tfspeedlab.analysis import intervals
 from tfspeedlab.analysis.wording import format_change
 from tfspeedlab.results.history import ReleaseResults
 from tfspeedlab.results.schema import CaseResult, MissingCaseError
-from tfspeedlab.site import history_tables, markdown, memory_tables
+from tfspeedlab.site import history_charts, history_tables, markdown, memory_tables
 from tfspeedlab.site.charts import THEMES
 from tfspeedlab.site.directives.context import Context, Runner
 from tfspeedlab.site.directives.registry import directive
@@ -69,7 +69,12 @@ def _trend_images(context: Context, runner: str, history: list[ReleaseResults], 
     groups = trends.workload_groups(history, example)
     if workload not in groups:
         raise DirectiveError(f"no workload {workload!r} in the {example} history; workloads: {list(groups)}")
-    return "\n\n".join(f"![{markdown.text(workload)}: time per call on every release ({theme})]"
+    quantities = history_charts.trend_quantities(history, example, workload)
+    # Cold starts (the startup example) are no time per call: the alt text says what the chart draws.
+    cold = bool(quantities) and all(quantity.startswith("cold start") for quantity in quantities.values())
+    alt = ("Start-up on every release: cold-start times, a line per case and pass" if cold
+           else f"{markdown.text(workload)}: time per call on every release")
+    return "\n\n".join(f"![{alt} ({theme})]"
                         f"({context.relative(chart_uri(runner, example, workload, theme))}#only-{theme})"
                         for theme in THEMES)
 
@@ -118,6 +123,16 @@ def history_drift(context: Context, example: str, *, runner: Runner = "cpu") -> 
     if drift is None:
         raise DirectiveError(f"no release of {example} was measured in two passes")
     return format_ratio(drift)
+
+
+@directive("history_pass_move", "The largest move of one case of one release between its two passes, as the "
+                                "per-pass table gives them, and where: ``1.58×, for import tensorflow on 2.12`` "
+                                "(the case as code).")
+def history_pass_move(context: Context, example: str, *, runner: Runner = "cpu") -> str:
+    move = trends.largest_pass_move(_history(context, runner), example)
+    if move is None:
+        raise DirectiveError(f"no release of {example} was measured in two passes")
+    return f"{format_ratio(move.factor)}, for {markdown.code(move.case)} on {move.release.name}"
 
 
 @directive("history_threshold", "The smallest change the changes table lists (``1.25×``).")
