@@ -33,6 +33,7 @@ from tfspeedlab.core.units import format_time
 from tfspeedlab.harness.catalog import ExampleScript
 from tfspeedlab.history import charts, environments, tables, trends
 from tfspeedlab.history.directives import chart_uri
+from tfspeedlab.render.charts import TEXT_PT, line_chars
 
 REPO = Path(__file__).resolve().parent.parent
 INSTALLED = Release(*(int(part) for part in __import__("tensorflow").__version__.split(".")[:2]))
@@ -357,6 +358,9 @@ def test_a_history_measured_in_two_sittings_charts_each_sitting_as_a_line_of_its
     assert list(series) == ["import tensorflow · pass 1", "import tensorflow · pass 2"]
     one, two = ([point.estimate_s for point in points] for points in series.values())
     assert all(0.99 < a < 1.1 for a in one) and all(1.49 < b < 1.6 for b in two)
+    # The largest move between passes is one case's, as the per-pass table gives it (not a median).
+    move = trends.largest_pass_move(history, "startup")
+    assert move is not None and move.case == "import tensorflow" and 1.49 < move.factor < 1.51
     quantities = charts.trend_quantities(history, "startup", trends.HISTORY_GROUP)
     assert quantities == {"import tensorflow": "cold start: import time"}
     svg = charts.trend_svg(series, [item.release for item in history], "startup", trends.HISTORY_GROUP, "light",
@@ -367,6 +371,10 @@ def test_a_history_measured_in_two_sittings_charts_each_sitting_as_a_line_of_its
     # A cold start is labelled as one, not as a time per call.
     assert "cold start: import time (s)" in svg and "time per call" not in svg
     assert "10th percentile of its cold starts" in svg
+    # Its title says what it shows, not the example's name; no caption line runs past the figure's width.
+    assert "Start-up on every release" in svg and ">startup<" not in svg
+    captions = [line for line in re.findall(r">([^<>]+)</text>", svg) if "cold start" in line or "interval" in line]
+    assert captions and all(len(line) <= line_chars(TEXT_PT) for line in captions)
 
 
 def test_releases_measured_on_different_cpu_models_are_not_compared(tmp_path):

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tfspeedlab.backends import tables as backend_tables
-from tfspeedlab.core.results.schema import ResultsFile
-from tfspeedlab.render.context import Context, table_directive
+from tfspeedlab.backends import grid, tables as backend_tables
+from tfspeedlab.core.results.schema import MissingCaseError, ResultsFile
+from tfspeedlab.render.context import Context, Runner, table_directive
+from tfspeedlab.render.errors import DirectiveError
 from tfspeedlab.render.registry import directive
 
 
@@ -32,6 +33,19 @@ for _name, _table, _summary in (
      "and its growth per call."),
 ):
     table_directive(_name, _summary, _with_skipped_note(_table), __name__)
+
+
+@directive("jit_payback_steps", "One model and backend of the payback table: the training steps after which "
+                                "jit_compile=True paid for itself, ``255 steps [166–397]``, or why it never does.")
+def jit_payback_steps(context: Context, example: str, model: str, backend: str, *, runner: Runner = "cpu") -> str:
+    found = context.lookup(example, runner)
+    pivots = grid.model_pivots(found)
+    if model not in pivots:
+        raise MissingCaseError(f"{example} has no model {model!r}; it has {sorted(pivots)}", found.quick)
+    payback = grid.payback(pivots[model], backend)
+    if payback is None:
+        raise DirectiveError(f"{example} · {model}: {backend!r} was not timed with jit_compile both ways")
+    return backend_tables.payback_steps(payback)
 
 
 @directive("short_runs", "One model: a short training run from a fresh model (1, 10 and 100 steps, first call "

@@ -28,6 +28,18 @@ def extremes_table(results: ResultsFile) -> Markdown:
                  [LEFT, LEFT, LEFT, RIGHT, LEFT, RIGHT, LEFT])
 
 
+def payback_steps(found: grid.Payback) -> str:
+    """The steps after which ``jit_compile=True`` paid for itself, with the range at the speed-up
+    interval's ends: ``255 steps [166–397]``, or why it never does."""
+    if found.steps is None:
+        return "never: slower per step" if found.speedup.below_one else "never: no gain per step"
+    steps = f"{found.steps:,.0f} step{'s' if found.steps != 1 else ''}"
+    if found.steps_range is not None and len(set(found.steps_range)) == 2:
+        low, high = found.steps_range
+        steps += f" [{low:,.0f}–{high:,.0f}]"
+    return steps
+
+
 def payback_table(results: ResultsFile, call: str = grid.TRAINING_CALL) -> Markdown:
     """Per model and backend: ``jit_compile=True`` against ``False`` per step, what it adds to the
     first call, and the steps after which it has paid for itself."""
@@ -37,14 +49,8 @@ def payback_table(results: ResultsFile, call: str = grid.TRAINING_CALL) -> Markd
             found = grid.payback(pivot, backend, call)
             if found is None:
                 continue
-            never = "never: slower per step" if found.speedup.below_one else "never: no gain per step"
-            steps = (never if found.steps is None
-                     else f"{found.steps:,.0f} step{'s' if found.steps != 1 else ''}")
-            if found.steps is not None and found.steps_range is not None and len(set(found.steps_range)) == 2:
-                low, high = found.steps_range
-                steps += f" [{low:,.0f}–{high:,.0f}]"
             body.append([text(model), text(backend), speedup_cell(found.speedup),
-                         _signed_time(found.extra_first_call_s), steps])
+                         _signed_time(found.extra_first_call_s), payback_steps(found)])
     return table(["Model", "Backend", "jit on compared with jit off, per step", "Added to the first call",
                   "Pays back after [at the speed-up interval's ends]"], body, [LEFT, LEFT, LEFT, RIGHT, LEFT])
 

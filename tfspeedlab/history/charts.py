@@ -88,7 +88,8 @@ def _legend_title(example: str, workload: str, sittings: bool, cold: bool = Fals
     cases are where they are cold starts, else by the example."""
     if workload != trends.HISTORY_GROUP:
         return workload
-    return f"{'Cold starts' if cold else example}, on every release" + (": a line per case and pass" if sittings else "")
+    head = "Start-up on every release" if cold else f"{example}, on every release"
+    return head + (": a line per case and pass" if sittings else "")
 
 
 def trend_groups(series: dict[str, list]) -> list[list[str]]:
@@ -128,12 +129,18 @@ def trend_svg(series: dict[str, list[trends.TrendPoint]], releases: list[Release
     log_scale = max(estimates) / min(estimates) >= LOG_SPREAD
     sittings = any(SITTING_SEPARATOR in name for name in series)
     cold = any(quantity.startswith("cold start") for quantity in quantities.values())
-    caption = (f"{example} · a line per pass: the 10th percentile of its "
-               f"{'cold starts, each a fresh process' if cold else 'blocks'} · no interval"
-               if sittings else f"{example} · 10th percentile of all blocks · bars: 95% interval, with the drift "
-                                "between sittings")
-    caption_lines = wrap_at_separators(caption) + ([] if sittings else textwrap.wrap(TIME_INTERVAL_NOTE,
-                                                                                       line_chars(TEXT_PT)))
+    # Cold starts: the title already names the chart (``_legend_title``), so the caption leads with what
+    # a line is, not the example's name.
+    if sittings and cold:
+        caption = ("a line per pass: the 10th percentile of its cold starts · each cold start a fresh process"
+                   " · no interval")
+    elif sittings:
+        caption = f"{example} · a line per pass: the 10th percentile of its blocks · no interval"
+    else:
+        caption = f"{example} · 10th percentile of all blocks · bars: 95% interval, with the drift between sittings"
+    # A part longer than the figure's width is wrapped too, so that no caption runs past the figure's edge.
+    caption_lines = [line for part in wrap_at_separators(caption) for line in textwrap.wrap(part, line_chars(TEXT_PT))]
+    caption_lines += [] if sittings else textwrap.wrap(TIME_INTERVAL_NOTE, line_chars(TEXT_PT))
     # A long name is broken between its parts (" · "), so that a sitting's number stays in view.
     legend_names = {name: "\n".join(line for part in wrap_at_separators(name, width=LEGEND_CHARS)
                                     for line in textwrap.wrap(part, LEGEND_CHARS)) for name in series}

@@ -18,7 +18,7 @@ from tfspeedlab.core.spec.releases import ALL_RELEASES, Release, UnknownReleaseE
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.units import format_ratio, format_time
 from tfspeedlab.core.wording import format_change
-from tfspeedlab.history import tables as history_tables, trends
+from tfspeedlab.history import charts as history_charts, tables as history_tables, trends
 from tfspeedlab.render import markdown
 from tfspeedlab.render.charts import THEMES
 from tfspeedlab.render.context import Context, Runner
@@ -69,7 +69,12 @@ def _trend_images(context: Context, runner: str, history: list[ReleaseResults], 
     groups = trends.workload_groups(history, example)
     if workload not in groups:
         raise DirectiveError(f"no workload {workload!r} in the {example} history; workloads: {list(groups)}")
-    return "\n\n".join(f"![{markdown.text(workload)}: time per call on every release ({theme})]"
+    quantities = history_charts.trend_quantities(history, example, workload)
+    # Cold starts (the startup example) are no time per call: the alt text says what the chart draws.
+    cold = bool(quantities) and all(quantity.startswith("cold start") for quantity in quantities.values())
+    alt = ("Start-up on every release: cold-start times, a line per case and pass" if cold
+           else f"{markdown.text(workload)}: time per call on every release")
+    return "\n\n".join(f"![{alt} ({theme})]"
                         f"({context.relative(chart_uri(runner, example, workload, theme))}#only-{theme})"
                         for theme in THEMES)
 
@@ -118,6 +123,16 @@ def history_drift(context: Context, example: str, *, runner: Runner = "cpu") -> 
     if drift is None:
         raise DirectiveError(f"no release of {example} was measured in two passes")
     return format_ratio(drift)
+
+
+@directive("history_pass_move", "The largest move of one case of one release between its two passes, as the "
+                                "per-pass table gives them, and where: ``1.58×, for import tensorflow on 2.12`` "
+                                "(the case as code).")
+def history_pass_move(context: Context, example: str, *, runner: Runner = "cpu") -> str:
+    move = trends.largest_pass_move(_history(context, runner), example)
+    if move is None:
+        raise DirectiveError(f"no release of {example} was measured in two passes")
+    return f"{format_ratio(move.factor)}, for {markdown.code(move.case)} on {move.release.name}"
 
 
 @directive("history_threshold", "The smallest change the changes table lists (``1.25×``).")

@@ -260,6 +260,29 @@ def pass_times(history: list[ReleaseResults], example: str, case: str) -> list[t
 
 
 @dataclass(frozen=True)
+class PassMove:
+    """The largest move of one case of one release between its first two passes, as ``pass_times``
+    gives each pass's time (the per-pass table's): the slower pass's time over the faster's."""
+
+    release: Release
+    case: str
+    factor: float
+
+
+def largest_pass_move(history: list[ReleaseResults], example: str) -> PassMove | None:
+    """Over every case of every release measured in passes, the largest move between its first two
+    passes (either way), or None where no release was: one case's move, not a median over cases."""
+    found = None
+    for label in case_labels(history, example):
+        for release, times in pass_times(history, example, label):
+            first, second = times[0], times[1]
+            factor = max(first, second) / min(first, second)
+            if found is None or factor > found.factor:
+                found = PassMove(release, label, factor)
+    return found
+
+
+@dataclass(frozen=True)
 class PassGap:
     """Why changes between releases of a history pooled from passes of one process each get no verdict:
     the passes disagree beyond their own spread, so an interval over them measures the gap between
