@@ -18,6 +18,7 @@ from tfspeedlab.core.results.history import load_history
 from tfspeedlab.core.stats import intervals, summary
 from tfspeedlab.core.stats.intervals import Ratio
 from tfspeedlab.history import tables as history_tables, trends
+from tfspeedlab.render.errors import DirectiveError
 from tfspeedlab.render.markdown import Markdown
 from tfspeedlab.site import directives, site_data
 from tfspeedlab.site.interval_forms import find_intervals
@@ -112,6 +113,15 @@ def test_the_saving_per_step_is_one_time_less_the_other_with_an_interval_around_
     assert render(committed, "time_saved", "tf1_vs_tf2", TINY_TOB, TINY_TEN) == wording.time_with_interval(found)
 
 
+def test_a_rule_of_thumb_stated_as_a_multiple_of_the_saving_scales_the_saving_and_its_interval(committed):
+    results = committed.results["cpu"]["tf1_vs_tf2"]
+    found = intervals.difference(results.case(TINY_TOB), results.case(TINY_TEN))
+    four = intervals.Estimate(4 * found.value, 4 * found.low, 4 * found.high)
+    assert render(committed, "time_saved", "tf1_vs_tf2", TINY_TOB, TINY_TEN, "times=4") == wording.time_with_interval(four)
+    with pytest.raises(DirectiveError, match="times must be from 1 to 100"):
+        render(committed, "time_saved", "tf1_vs_tf2", TINY_TOB, TINY_TEN, "times=0")
+
+
 def test_a_case_against_itself_saves_too_little_to_measure(committed):
     results = committed.results["cpu"]["tf1_vs_tf2"]
     assert intervals.difference(results.case(TINY_TOB), results.case(TINY_TOB)).holds_zero
@@ -144,14 +154,18 @@ def test_does_this_apply_gives_the_saving_per_step_with_its_machine_and_date_and
     applies = " ".join(applies.split())
     # The cut-off is a plain rule, said to be one, and a GPU's cost per call is said to be unmeasured.
     assert "no longer than about four times that saving" in applies and "rule of thumb" in applies
+    assert f'time_saved tf1_vs_tf2 "{TINY_TOB}" "{TINY_TEN}" times=4 }}}}' in applies  # the cut-off, as a time
     assert "did not measure a GPU's cost per call" in applies
     assert "within a few times" not in applies
 
 
-def test_does_this_apply_says_the_gpu_s_compute_capability_was_not_checked():
+def test_does_this_apply_gives_the_documented_gpu_architectures_beside_the_question_s_card_untried():
     applies = " ".join(section(page("tf1-vs-tf2.md"), "## Does this apply to you?").split())
-    assert "(https://www.tensorflow.org/install/pip) lists the GPU compute capabilities" in applies
-    assert "did not check a GTX 1070" in applies
+    # The documented list and the card's compute capability, each from its source, and no claim it was tried.
+    assert "(https://www.tensorflow.org/install/pip#hardware_requirements) list the CUDA architectures" in applies
+    assert "3.5, 5.0, 6.0, 7.0, 7.5, 8.0 and higher" in applies
+    assert "GTX 1070 compute capability 6.1" in applies
+    assert "ran no GPU, so it did not try one" in applies
 
 
 def test_why_says_the_run_eagerly_slow_downs_in_the_question_s_percentages():

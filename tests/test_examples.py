@@ -308,6 +308,23 @@ def test_every_predict_rung_predicts_the_same_numbers_and_batch_1_follows_memory
         results.params["whole_array_samples"], 4 * whole.params["batch"])
 
 
+def test_every_serving_call_computes_the_same_function_from_numpy_to_numpy(quick_results):
+    results = load_results(quick_results / "cpu" / "serving_backends.json")
+    installed = {case.params["keras_backend"] for case in results.cases}
+    assert "TensorFlow" in installed
+    # A backend that is not installed is named with its install command, never silently missing.
+    assert installed | set(results.params["skipped_backends"]) == {"TensorFlow", "JAX", "PyTorch"}
+    assert {case.params["call"] for case in results.cases if case.params["keras_backend"] == "TensorFlow"} == {
+        "TensorFlow · tf.function", "TensorFlow · tf.function + XLA", "TensorFlow · predict"}
+    by_model = {}
+    for case in results.cases:
+        by_model.setdefault(case.params["model"], []).append(
+            [case.metrics[f"prediction_{i}"] for i in range(4)])
+    for model, found in by_model.items():
+        for predictions in found[1:]:  # the same weights from NumPy: every call predicts the same numbers
+            assert max(abs(a - b) for a, b in zip(predictions, found[0])) < 1e-4, (model, found)
+
+
 def test_every_training_api_trains_and_the_retracing_traps_retrace(quick_results):
     results = load_results(quick_results / "cpu" / "train_apis.json")
     for case in results.cases:
