@@ -14,7 +14,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from tfspeedlab.core.results import artifacts
-from tfspeedlab.core.results.history import ENVIRONMENT_RECORD, HISTORY_FOLDER, history_dir, read_record
+from tfspeedlab.core.results.history import (ENVIRONMENT_RECORD, HISTORY_FOLDER, check_not_linked, history_dir,
+                                              read_record)
 from tfspeedlab.core.results.schema import FAILURE_SUFFIX, RUNNERS, ResultsFile, ResultsFileError, to_dict
 from tfspeedlab.core.results.store import check_placement, load_results, results_path, write_json_atomic
 from tfspeedlab.core.spec.releases import release_from_folder
@@ -163,9 +164,17 @@ def _collect(sources: list[Path], problems: list[str], report: MergeReport) -> l
             folder for folder in sorted(source.iterdir()) if folder.is_dir() and _runner_of_folder(folder)
         ]
         files = [(path, _runner_of_folder(folder), "") for folder in folders for path in sorted(folder.glob("*.json"))]
-        files += [(path, _runner_of_folder(folder), release.name) for folder in folders
-                  for release in _release_folders(folder) for path in sorted(release.glob("*.json"))
-                  if path.name != ENVIRONMENT_RECORD]
+        for folder in folders:
+            try:  # a linked history or release folder would merge files from outside the source
+                check_not_linked(folder / HISTORY_FOLDER)
+                releases = _release_folders(folder)
+                for release in releases:
+                    check_not_linked(release)
+            except ResultsFileError as error:
+                problems.append(str(error))
+                continue
+            files += [(path, _runner_of_folder(folder), release.name) for release in releases
+                      for path in sorted(release.glob("*.json")) if path.name != ENVIRONMENT_RECORD]
         if not files:
             problems.append(
                 f"{source}: no results files found; expected <runner>/<example>.json in it, "

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tfspeedlab.core.results.cpu import CPU_ID_FIELDS
-from tfspeedlab.core.results.history import ENVIRONMENT_RECORD, read_record
+from tfspeedlab.core.results.history import ENVIRONMENT_RECORD, HISTORY_FOLDER, check_not_linked, read_record
 from tfspeedlab.core.results.schema import FAILURE_SUFFIX, RUNNERS, CaseResult, ResultsFile, to_dict
 from tfspeedlab.core.results.store import check_placement, load_results, write_json_atomic
 
@@ -150,6 +150,9 @@ def pool_trees(first: Path, second: Path, into: Path, pool_diagnosis: DiagnosisP
         runner = relative.parts[0]
         sides = []
         for root in (first, second):
+            if relative.parts[1:2] == (HISTORY_FOLDER,):  # a linked folder would pool files from elsewhere
+                check_not_linked(root / runner / HISTORY_FOLDER)
+                check_not_linked(root / relative.parent)
             results = load_results(root / relative)
             check_placement(results, root / relative, runner)
             sides.append(results)
