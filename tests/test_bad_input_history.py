@@ -128,6 +128,18 @@ def test_the_build_stops_on_a_2_21_record_showing_tf_2_12_and_keras_9_9_9(tmp_pa
         assert f"{path}: field '{field}' is " in _one_line(raised.value)
 
 
+def test_merge_refuses_to_put_two_environments_results_under_one_record(tmp_path):
+    # Each file travels with its own record; the folder keeps one: the last written would describe both.
+    _release_tree(tmp_path / "a", keras="3.15.1")
+    other = release_folder(tmp_path / "b", "cpu", RELEASE)
+    write_json_atomic(other / "memory.json", to_dict(_results("memory", keras="3.14.0")))
+    write_json_atomic(other / ENVIRONMENT_RECORD, _record("3.14.0"))
+    with pytest.raises(MergeError) as raised:
+        merge_results([tmp_path / "a", tmp_path / "b"], tmp_path / "into")
+    assert "field 'keras'" in str(raised.value) and "was measured with '3.15.1'" in str(raised.value)
+    assert not (tmp_path / "into").exists()
+
+
 # ---------------------------------------------------------------- `history` writes the record with its results
 
 
