@@ -250,7 +250,7 @@ def check_cases_apart(reader: FieldReader, cases: tuple[CaseResult, ...], layout
         names = coordinate_names(layout)
         at = ", ".join(f"{name}={value!r}"[:80] for name, value in zip(names, where) if name is not None)
         raise ResultsFileError(reader.path, f"cases[{second}].params",
-                               f"puts it on the {layout.kind} coordinate of cases[{first}] ({at}); "
+                               f"places its case on the {layout.kind} coordinate of cases[{first}] ({at}); "
                                "two cases on one coordinate would leave one of them unseen")
 
 
