@@ -1,19 +1,22 @@
 """The drift between sittings: estimated net of each sitting's own noise, widening every interval of its
 machine, checked only against sittings it was not estimated from, and only on the same CPU."""
 
+import json
 import math
+import shutil
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from conftest import synthetic_results
+from conftest import REPO, synthetic_results
 from tfspeedlab.core.measure.measurement import Measurement
 from tfspeedlab.core.results.cpu import cpu_description, same_cpu
-from tfspeedlab.core.results.schema import CaseResult
+from tfspeedlab.core.results.schema import CaseResult, ResultsFileError
 from tfspeedlab.core.spec.layout import Sweep
 from tfspeedlab.core.stats import intervals, sweeps
 from tfspeedlab.fairness import drift
+from tfspeedlab.site import site_data
 
 ZEN5 = {"cpu_model": "AMD EPYC", "cpu_flags": ["avx2", "avx512f", "avx_vnni"], "cpu_family": 26,
         "cpu_model_number": 2, "cpu_stepping": 1}
@@ -153,3 +156,73 @@ def test_the_release_history_is_widened_by_the_pooled_drift():
     assert after.value == before.value and after.low < before.low and after.high > before.high
     # No re-measures anywhere: the history keeps one sitting's intervals.
     assert drift.attach_history(history, {}) is history
+
+
+# ------------------------------------------------------------ what counts as a re-measure
+
+COMMITTED_TIME, SITTING_TIME = "2026-12-02T10:00:00+00:00", "2026-12-02T11:00:00+00:00"
+
+
+def _refused(committed, again) -> ResultsFileError:
+    """The refusal of ``again`` as a re-measure of ``committed``, wherever the drift reads sittings."""
+    with pytest.raises(ResultsFileError) as raised:
+        drift.for_runner({"small_ops": committed}, {"a": {"small_ops": again}})
+    with pytest.raises(ResultsFileError):
+        drift.same_machine(committed, again)
+    assert "\n" not in str(raised.value)
+    return raised.value
+
+
+def test_a_quick_sitting_is_refused_not_counted_as_a_re_measure():
+    # Before, a quick run (one process, shorter blocks) counted as a sitting of the machine: it
+    # inflated the drift and widened every interval of the machine (small-ops [22.8–30.6×] became
+    # [12.2–57.1×]).
+    committed = sitting(1e-3, COMMITTED_TIME)
+    quick = replace(sitting(1.6e-3, SITTING_TIME, seed=1), quick=True)
+    error = _refused(committed, quick)
+    assert error.field == "quick" and "is true" in str(error) and "full run" in str(error)
+
+
+def test_a_sitting_of_other_workload_parameters_is_refused_naming_the_parameter():
+    committed = sitting(1e-3, COMMITTED_TIME)
+    again = sitting(1e-3, SITTING_TIME, seed=1)
+    error = _refused(committed, replace(again, params={**again.params, "n": 20000}))
+    assert error.field == "params.n" and "20000" in str(error)
+    moved = replace(again, cases=(again.cases[0], replace(again.cases[1], params={"mode": "graph", "size": 2}),
+                                  again.cases[2]))
+    assert _refused(committed, moved).field == "cases[1].params"
+
+
+def test_a_sitting_timed_in_fewer_processes_is_refused():
+    committed = sitting(1e-3, COMMITTED_TIME)
+    again = sitting(1e-3, SITTING_TIME, seed=1)
+    one_process = replace(again, cases=tuple(replace(case, runs=case.runs[:1]) for case in again.cases))
+    error = _refused(committed, one_process)
+    assert error.field == "cases[0].runs" and "1 process(es) per sitting" in str(error) and "in 3" in str(error)
+
+
+def test_a_narrowed_sitting_and_one_pooled_from_two_of_the_same_size_still_count():
+    committed = sitting(1e-3, COMMITTED_TIME)
+    again = sitting(1.2e-3, SITTING_TIME, seed=1)
+    narrowed = replace(again, params={**again.params, "only": {"mode": "graph"}}, cases=again.cases[:2])
+    assert drift.same_machine(committed, narrowed)
+    later = sitting(1.2e-3, "2026-12-02T12:00:00+00:00", seed=2)
+    pooled = replace(again, cases=tuple(replace(case, runs=case.runs + other.runs)
+                                        for case, other in zip(again.cases, later.cases)),
+                     environment={**again.environment, "sitting_runs": [3, 3],
+                                  "sittings": [SITTING_TIME, "2026-12-02T12:00:00+00:00"]})
+    assert drift.same_machine(committed, pooled)
+    assert drift.for_runner({"small_ops": committed}, {"a": {"small_ops": narrowed}, "b": {"small_ops": pooled}})
+
+
+def test_the_build_refuses_a_quick_coverage_sitting_naming_its_file(tmp_path):
+    root = tmp_path / "results"
+    shutil.copytree(REPO / "results", root)
+    sittings = sorted((root / "cpu" / "coverage").glob("*/small_ops.json"))
+    path = sittings[-1]
+    data = json.loads(path.read_text())
+    data["quick"] = True
+    path.write_text(json.dumps(data))
+    with pytest.raises(site_data.SiteDataError) as raised:
+        site_data.load(root)
+    assert f"{path}: field 'quick' is true" in str(raised.value) and "\n" not in str(raised.value)

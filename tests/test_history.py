@@ -185,13 +185,23 @@ def _installed_environment(envs: Path, release: Release, python: str | None = No
     wrapper = folder / "bin" / "python"
     wrapper.write_text(python or f'#!/bin/sh\nFAKE_RELEASE={release.name} exec "{sys.executable}" "$@"\n')
     wrapper.chmod(0o755)
-    import tensorflow as tf
-    import numpy
+    import platform
+    from importlib import metadata
 
+    import tensorflow as tf
+
+    def version(distribution):
+        try:
+            return metadata.version(distribution)
+        except metadata.PackageNotFoundError:
+            return None
+
+    # What this Python has installed, as a real environment's record says (the results files measured
+    # in it must agree with it).
     write_json_atomic(folder / ENVIRONMENT_RECORD, {
         "release": release.name, "requirements": release.requirements("cpu"), "tensorflow": tf.__version__,
-        "keras": None, "tf_keras": None, "numpy": numpy.__version__, "python": "3.11", "packages": [],
-        "resolved_at": "2026-01-01T00:00:00+00:00"})
+        "keras": version("keras"), "tf_keras": version("tf-keras"), "numpy": version("numpy"),
+        "python": platform.python_version(), "packages": [], "resolved_at": "2026-01-01T00:00:00+00:00"})
 
 
 def _examples(tmp_path: Path, **sources: str) -> Path:
@@ -412,7 +422,9 @@ def test_merge_brings_each_release_with_its_environment_newest_run_winning(tmp_p
     first = _history_tree(tmp_path / "first", {"2.15": 1.0, "2.16": 1.0})
     newer = tmp_path / "second"
     folder = release_folder(newer, "cpu", Release(2, 16))
-    write_json_atomic(folder / "releases.json", to_dict(_release_results(3.0, "2026-02-01T00:00:00+00:00")))
+    newest = _release_results(3.0, "2026-02-01T00:00:00+00:00")
+    newest = ResultsFile(**{**newest.__dict__, "environment": {**newest.environment, "tensorflow": "2.16.9"}})
+    write_json_atomic(folder / "releases.json", to_dict(newest))
     write_json_atomic(folder / ENVIRONMENT_RECORD, {"release": "2.16", "tensorflow": "2.16.9", "packages": []})
     write_json_atomic(folder / "releases.failed.json", {"error": "x"})  # a failure record is not merged
 

@@ -1,9 +1,15 @@
-"""Runs kept per process: ``gather`` keeps every run; ``Timing`` reads typical time and both spreads."""
+"""Runs kept per process: ``gather`` keeps every run; ``Timing`` reads typical time and both spreads; ``pool``
+joins two sittings only where they measured the same workload."""
+
+from dataclasses import replace
 
 import pytest
 
+from conftest import synthetic_results
 from tfspeedlab.core.measure.measurement import Measurement, per_step
-from tfspeedlab.core.results.schema import CaseResult
+from tfspeedlab.core.results.pool import PoolError, pool, pool_trees
+from tfspeedlab.core.results.schema import CaseResult, to_dict
+from tfspeedlab.core.results.store import write_json_atomic
 from tfspeedlab.core.results.timing import Timing
 from tfspeedlab.harness.isolation import gather
 
@@ -60,3 +66,44 @@ def test_per_step_divides_the_samples_and_keeps_the_first_call_whole():
     assert steps.samples_s == pytest.approx([1.0e-4, 1.1e-4, 1.0e-4])
     assert steps.first_call_s == RUNS[0].first_call_s
     assert per_step(RUNS[0], 1) is RUNS[0]
+
+
+# ------------------------------------------------------------ pooling two sittings into one file
+
+EARLY, LATE = "2026-01-01T00:00:00+00:00", "2026-01-01T01:00:00+00:00"
+
+
+def _sitting(utc_time: str, params: dict | None = None, quick: bool = False):
+    """A two-case results file of one sitting taken at ``utc_time``, with workload ``params``."""
+    base = synthetic_results()
+    return replace(base, quick=quick, params=base.params if params is None else params,
+                   environment={**base.environment, "utc_time": utc_time})
+
+
+def test_pooling_refuses_sittings_of_different_workload_parameters_or_quick_flag():
+    # Before, only labels and the environment were compared: a sitting with params {} and one with
+    # {"n": 20000} became one case whose runs took 0.04 and 190 µs.
+    small, large = _sitting(EARLY, {}), _sitting(LATE, {"n": 20000})
+    with pytest.raises(PoolError, match=r"params differ \(\{\} vs \{\"n\": 20000\}\)"):
+        pool(small, large)
+    with pytest.raises(PoolError, match="quick differs"):
+        pool(_sitting(EARLY), _sitting(LATE, quick=True))
+    # JSON tells 1 from 1.0 and true: so does pooling.
+    with pytest.raises(PoolError, match="params differ"):
+        pool(_sitting(EARLY, {"n": 1}), _sitting(LATE, {"n": True}))
+    assert len(pool(_sitting(EARLY), _sitting(LATE)).case("graph").runs) == 2
+
+
+def test_pooling_refuses_a_case_whose_parameters_moved_under_the_same_label():
+    first, second = _sitting(EARLY), _sitting(LATE)
+    moved = replace(second, cases=(second.cases[0], replace(second.cases[1], params={"mode": "graph", "n": 2})))
+    with pytest.raises(PoolError, match=r"cases\[1\].params of 'graph' differ"):
+        pool(first, moved)
+
+
+def test_pool_trees_of_different_workloads_write_nothing(tmp_path):
+    for root, results in ((tmp_path / "a", _sitting(EARLY, {})), (tmp_path / "b", _sitting(LATE, {"n": 20000}))):
+        write_json_atomic(root / "cpu" / "demo.json", to_dict(results))
+    with pytest.raises(PoolError, match="params differ"):
+        pool_trees(tmp_path / "a", tmp_path / "b", tmp_path / "into")
+    assert not (tmp_path / "into").exists()

@@ -89,8 +89,8 @@ def landings(committed: ResultsFile, remeasures: list[ResultsFile], narrowed: Ma
              method: str | None = None, drift: tuple[float, int] | None = None) -> list[Landing]:
     """Each comparison's committed interval (by ``method``, widened by ``drift`` under "with drift":
     estimated without these re-measures, so that none is checked against an interval it widened)
-    and where each re-measure put it; a comparison a re-measure lacks (a quick run's smaller
-    workload) is left out of that sitting."""
+    and where each re-measure put it; a comparison a re-measure lacks (a run narrowed with
+    ``--only``) is left out of that sitting."""
     found = []
     for comparison in comparisons(committed, narrowed):
         labels = {case.label for case in committed.cases}

@@ -21,6 +21,7 @@ a machine with no re-measures (a reader's): its intervals describe one sitting, 
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from tfspeedlab.core.results.cpu import same_cpu
-from tfspeedlab.core.results.schema import ResultsFile
+from tfspeedlab.core.results.schema import CaseResult, FieldReader, ResultsFile
 from tfspeedlab.core.results.timing import PER_CALL
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.fairness.coverage import HEADLINE, Landing, comparisons, landings
@@ -98,9 +99,73 @@ def _drift(found: list[float], sittings: tuple[str, ...], own: bool) -> SittingD
 
 def same_machine(committed: ResultsFile, again: ResultsFile) -> bool:
     """Whether ``again`` re-measured ``committed``: the same CPU model (two CPUs differ by more than two
-    sittings of one do), and not a sitting already pooled into the committed file."""
+    sittings of one do), and not a sitting already pooled into the committed file. A sitting that
+    measured something else (a quick run, other workload parameters, fewer processes) is no
+    re-measure on any machine: ``ResultsFileError`` naming its file and field (``check_remeasure``)."""
+    check_remeasure(committed, again)
     held = committed.environment.get("sittings") or [committed.environment.get("utc_time")]
     return same_cpu(again.environment, committed.environment) and again.environment.get("utc_time") not in held
+
+
+# A narrowed run (``--only``) records what it kept in its parameters; the cases it kept are compared
+# one by one instead.
+NARROWING_PARAMETER = "only"
+
+
+def check_remeasure(committed: ResultsFile, again: ResultsFile) -> None:
+    """Refuse a sitting's file (``ResultsFileError``, its file and field named) unless it repeats the
+    committed run as it was: full or quick alike, the same workload parameters, and every case it shares
+    with the committed file with the same parameters, timed in as many processes per sitting. A quick
+    run's one process and shorter blocks moved small-ops' drift enough to widen every interval of the
+    machine twofold; and with one process a sitting has no noise of its own to subtract."""
+    reader = FieldReader(again.source or again.example)
+    home = committed.source or committed.example
+    reader.require(again.quick == committed.quick, "quick",
+                   f"is {str(again.quick).lower()}, but {home} is a {'quick' if committed.quick else 'full'} run; "
+                   "a re-measure repeats the committed run as it was")
+    wanted = {name: value for name, value in committed.params.items() if name != NARROWING_PARAMETER}
+    found = {name: value for name, value in again.params.items() if name != NARROWING_PARAMETER}
+    for name in sorted(set(wanted) | set(found)):
+        reader.require(_as_json(found.get(name)) == _as_json(wanted.get(name)), f"params.{name[:40]}",
+                       f"is {_as_json(found.get(name))[:80]}, but {home} has {_as_json(wanted.get(name))[:80]}; "
+                       "a re-measure times the committed workload")
+    labels = {case.label: case for case in committed.cases}
+    for index, case in enumerate(again.cases):
+        if (kept := labels.get(case.label)) is None:
+            continue
+        reader.require(_as_json(case.params) == _as_json(kept.params), f"cases[{index}].params",
+                       f"of {case.label[:80]!r} differ from {home}'s; a re-measure times the committed workload")
+        counts, wanted_counts = processes_per_sitting(again, case), processes_per_sitting(committed, kept)
+        reader.require(counts == wanted_counts, f"cases[{index}].runs",
+                       f"of {case.label[:80]!r} come from {_counts(counts)} process(es) per sitting, but {home} "
+                       f"timed it in {_counts(wanted_counts)}; a re-measure runs as many (--processes)")
+
+
+def processes_per_sitting(results: ResultsFile, case: CaseResult) -> frozenset[int]:
+    """How many processes timed ``case`` in each sitting ``results`` holds: its runs, or in a file pooled
+    from several sittings each one's share (``environment.sitting_runs``, where it adds up to them)."""
+    recorded = results.environment.get("sitting_runs")
+    counts = isinstance(recorded, list) and bool(recorded) and all(
+        isinstance(count, int) and not isinstance(count, bool) and count > 0 for count in recorded)
+    return frozenset(recorded) if counts and sum(recorded) == len(case.runs) else frozenset({len(case.runs)})
+
+
+def _counts(counts: frozenset[int]) -> str:
+    return " or ".join(str(count) for count in sorted(counts))
+
+
+def _as_json(value: Any) -> str:
+    """A parameter as JSON text: what two files must agree on (1, 1.0 and true are three values)."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=True, default=repr)
+
+
+def check_sittings(committed: Mapping[str, ResultsFile], sittings: Mapping[str, Mapping[str, ResultsFile]]) -> None:
+    """Every sitting's file of a committed example checked to re-measure it (``check_remeasure``): a
+    build refuses a sitting that measured something else, on any CPU model, before any figure reads it."""
+    for sitting in sittings.values():
+        for example, again in sitting.items():
+            if example in committed:
+                check_remeasure(committed[example], again)
 
 
 def remeasures_of(example: str, committed: ResultsFile,

@@ -18,9 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tfspeedlab.core.results.history import ENVIRONMENT_FAILURE, ENVIRONMENT_RECORD, history_dir, release_folder
+from tfspeedlab.core.results.history import (ENVIRONMENT_FAILURE, ENVIRONMENT_RECORD, VersionMismatch, history_dir,
+                                              record_disagreement, release_folder)
 from tfspeedlab.core.results.pool import pool
-from tfspeedlab.core.results.schema import FAILURE_SUFFIX, to_dict
+from tfspeedlab.core.results.schema import FAILURE_SUFFIX, ResultsFileError, to_dict
 from tfspeedlab.core.results.store import MAX_FAILURE_TEXT, load_results, write_json_atomic
 from tfspeedlab.core.spec.releases import Release
 from tfspeedlab.harness.machine import utc_now
@@ -29,6 +30,8 @@ from tfspeedlab.history.environments import EnvironmentBuildError
 
 # Hidden (a leading dot): readers of the history tree skip a run in progress.
 _STAGING_PREFIX = ".staging-"
+# Hidden too: a run's files not published, because the release folder holds another environment's results.
+_ASIDE_PREFIX = ".unpublished-"
 
 
 @dataclass(frozen=True)
@@ -105,11 +108,12 @@ def _run_release(release: Release, options: HistoryOptions, log: Callable[[str],
         code = _run_child(environment, options, staging)
     finally:
         # Whatever the child finished is kept, even on Ctrl-C; the rest of the staging goes.
-        moved = _publish(staging / options.runner, target, pool_with_earlier)
-        if moved:
-            write_json_atomic(target / ENVIRONMENT_RECORD, environment.record)
-            (target / ENVIRONMENT_FAILURE).unlink(missing_ok=True)
+        published = _publish(staging / options.runner, target, environment.record, pool_with_earlier)
         shutil.rmtree(staging, ignore_errors=True)
+        if published.refusal is not None:  # said even on Ctrl-C: the run's files are kept elsewhere
+            log(f"  TensorFlow {release.name}: {published.refusal}")
+    if published.refusal is not None:
+        return f"failed ({published.refusal})"
     return "ok" if code == 0 else f"failed (exit {code}; see the messages above)"
 
 
@@ -139,14 +143,34 @@ def _examples_option(options: HistoryOptions) -> list[str]:
     return ["--examples", str(options.examples_dir)] if options.examples_dir else []
 
 
-def _publish(source: Path, target: Path, pool_with_earlier: bool = False) -> list[Path]:
+@dataclass(frozen=True)
+class Publication:
+    """What ``_publish`` moved into a release folder, or why it moved nothing (and where it kept it)."""
+
+    moved: list[Path]
+    refusal: str | None = None
+
+
+def _publish(source: Path, target: Path, record: dict, pool_with_earlier: bool = False) -> Publication:
     """Move every results and failure file (and traces folder) the child wrote into ``target``; a
-    later pass's results file is pooled with the one an earlier pass of this run left there."""
+    later pass's results file is pooled with the one an earlier pass of this run left there. The
+    environment's ``record`` is written with the results it describes, and only with them (a failure
+    record alone leaves the kept results under the record they were measured with). A folder holds the
+    results of one environment: where its kept results were measured in another (the environment was
+    rebuilt since), nothing is published and the child's files are kept aside, named in the refusal."""
     if not source.is_dir():
-        return []
+        return Publication([])
+    staged = sorted(source.iterdir())
+    results = [path for path in staged if _is_results(path)]
+    if results and (mismatch := _first_mismatch(target, record, results, pool_with_earlier)) is not None:
+        aside = target.parent / f"{_ASIDE_PREFIX}{target.name}-{os.getpid()}-{int(time.time())}"
+        os.replace(source, aside)
+        return Publication([], f"not published: this environment's {mismatch.field} {mismatch}; a release folder "
+                               f"holds the results of one environment, so run its other examples again (or remove "
+                               f"their results) and move this run's files from {aside}")
     moved = []
     target.mkdir(parents=True, exist_ok=True)
-    for path in sorted(source.iterdir()):
+    for path in staged:
         destination = target / path.name
         if pool_with_earlier and destination.is_file() and _is_results(path):
             write_json_atomic(destination, to_dict(pool(load_results(destination), load_results(path))))
@@ -160,7 +184,28 @@ def _publish(source: Path, target: Path, pool_with_earlier: bool = False) -> lis
         if _is_results(path):
             # A results file supersedes the failure record of an earlier run of its example.
             (target / path.name.replace(".json", FAILURE_SUFFIX)).unlink(missing_ok=True)
-    return moved
+    if results:
+        write_json_atomic(target / ENVIRONMENT_RECORD, record)
+    if moved:
+        (target / ENVIRONMENT_FAILURE).unlink(missing_ok=True)  # the environment was built this time
+    return Publication(moved)
+
+
+def _first_mismatch(target: Path, record: dict, staged: list[Path], pooled: bool) -> VersionMismatch | None:
+    """The first results file the release folder would hold after publishing ``staged`` (the staged ones,
+    and the kept ones they do not replace; with ``pooled``, those they are pooled with too) that
+    ``record`` does not describe."""
+    replaced = set() if pooled else {path.name for path in staged}
+    kept = [path for path in sorted(target.glob("*.json")) if _is_results(path)
+            and path.name != ENVIRONMENT_RECORD and path.name not in replaced]
+    for path in [*staged, *kept]:
+        try:
+            found = load_results(path)
+        except ResultsFileError:  # a damaged kept file: the build names it, whatever the record says
+            continue
+        if (mismatch := record_disagreement(record, found)) is not None:
+            return mismatch
+    return None
 
 
 def _is_results(path: Path) -> bool:

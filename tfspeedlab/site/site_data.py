@@ -133,6 +133,12 @@ def _load(root: Path) -> SiteData:
     except (DiagnosisFileError, ResultsFileError) as error:  # a malformed file, or one named outside [a-z0-9_]
         raise SiteDataError(f"cannot build from a diagnosis file: {error}") from error
     remeasures = {runner: _remeasures(root, runner) for runner in RUNNERS}
+    for runner in RUNNERS:
+        try:
+            # A quick run, another workload or fewer processes in a sitting would count as the machine's drift.
+            drift.check_sittings(results[runner], remeasures[runner])
+        except ResultsFileError as error:
+            raise SiteDataError(f"cannot build from a re-measure unlike its committed run: {error}") from error
     # Every interval drawn from a committed file takes in how far its machine moved between sittings,
     # where re-measure sittings say (the fair-timing page's "Do the intervals hold up?").
     drifts = {runner: drift.for_runner(found, remeasures[runner]) for runner, found in results.items()}

@@ -3,6 +3,7 @@ its examples' results files, the record of its environment, and the failures of 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,12 +49,14 @@ def load_history(root: Path, runner: str) -> list[ReleaseResults]:
     that is malformed or does not belong where it sits. Other names in the folder are refused:
     a folder named for no release would be read as nothing, silently."""
     folder = history_dir(root, runner)
+    check_not_linked(folder)
     if not folder.is_dir():
         return []
     found = []
     for entry in sorted(folder.iterdir()):
         if entry.name.startswith("."):  # a staging folder of a run in progress
             continue
+        check_not_linked(entry)
         release = release_from_folder(entry.name)
         if release is None or not entry.is_dir():
             raise ResultsFileError(entry, "<folder>", "is not a release folder (tf-2.12 … tf-2.21)")
@@ -73,9 +76,66 @@ def load_history(root: Path, runner: str) -> list[ReleaseResults]:
             record = load_failure(entry, example)
             if record and (example not in results or record["utc_time"] > results[example].environment["utc_time"]):
                 failures[example] = record["error"]
-        found.append(ReleaseResults(release, results, _record(entry / ENVIRONMENT_RECORD),
-                                    _record(entry / ENVIRONMENT_FAILURE), failures))
+        environment, environment_failure = _record(entry / ENVIRONMENT_RECORD), _record(entry / ENVIRONMENT_FAILURE)
+        check_record(entry / ENVIRONMENT_RECORD, release, environment, results)
+        check_record(entry / ENVIRONMENT_FAILURE, release, environment_failure, {})
+        found.append(ReleaseResults(release, results, environment, environment_failure, failures))
     return sorted(found, key=lambda item: item.release)
+
+
+def check_not_linked(folder: Path) -> None:
+    """Refuse a history folder or release folder that is a symbolic link (``ResultsFileError``): it
+    would chart, as a release of this tree, files from anywhere a link can point."""
+    if Path(folder).is_symlink():
+        raise ResultsFileError(folder, "<folder>", "is a symbolic link; a history folder must be a folder of the "
+                                                   "results tree itself")
+
+
+# The versions an environment record and a results file measured in it both state: where both state
+# one, they must agree (a page shows the record's beside the results' figures).
+SHARED_VERSIONS = ("tensorflow", "keras", "tf_keras", "numpy", "python")
+
+
+@dataclass(frozen=True)
+class VersionMismatch:
+    """A version an environment record states otherwise than a results file measured beside it."""
+
+    field: str
+    recorded: Any
+    measured: Any
+    results_file: str  # its name: "releases.json"
+
+    def __str__(self) -> str:
+        return f"is {str(self.recorded)[:64]!r}, but {self.results_file} was measured with {str(self.measured)[:64]!r}"
+
+
+def record_disagreement(record: Mapping[str, Any], results: ResultsFile) -> VersionMismatch | None:
+    """The first version in which ``record`` does not describe the environment ``results`` was
+    measured in; None where they agree."""
+    for name in SHARED_VERSIONS:
+        if name in record and name in results.environment and record[name] != results.environment[name]:
+            where = results.source.name if results.source else f"{results.example}.json"
+            return VersionMismatch(name, record[name], results.environment[name], where)
+    return None
+
+
+def check_record(path: Path, release: Release, record: Mapping[str, Any] | None,
+                 results: Mapping[str, ResultsFile]) -> None:
+    """Refuse (``ResultsFileError``, naming the record and its field) a release's environment record that
+    names another release, or that does not describe every results file in its folder."""
+    if record is None:
+        return
+    reader = FieldReader(path)
+    named = record.get("release")
+    reader.require(named is None or named == release.name, "release",
+                   f"is {str(named)[:64]!r}, but the record sits in the folder of TensorFlow {release.name}")
+    installed = record.get("tensorflow")
+    reader.require(installed is None or installed.startswith(release.name + "."), "tensorflow",
+                   f"is {str(installed)[:64]!r}, but the record sits in the folder of TensorFlow {release.name}")
+    for found in results.values():
+        if (mismatch := record_disagreement(record, found)) is not None:
+            raise ResultsFileError(path, mismatch.field, f"{mismatch}; a release's record describes the results "
+                                   "it sits with: measure them again in one environment")
 
 
 def _record(path: Path) -> dict[str, Any] | None:

@@ -14,7 +14,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from tfspeedlab.core.results import artifacts
-from tfspeedlab.core.results.history import ENVIRONMENT_RECORD, HISTORY_FOLDER, history_dir, read_record
+from tfspeedlab.core.results.history import (ENVIRONMENT_RECORD, HISTORY_FOLDER, check_not_linked, history_dir,
+                                              read_record, record_disagreement)
 from tfspeedlab.core.results.schema import FAILURE_SUFFIX, RUNNERS, ResultsFile, ResultsFileError, to_dict
 from tfspeedlab.core.results.store import check_placement, load_results, results_path, write_json_atomic
 from tfspeedlab.core.spec.releases import release_from_folder
@@ -91,12 +92,44 @@ def merge_results(sources: list[Path], into: Path) -> MergeReport:
                 report.unchanged.append(target)
                 continue
         to_write.append((target, candidate))
+    problems += _record_problems(to_write)
     if problems:
         raise MergeError(problems)
 
     _write_all(to_write, into)
     report.written.extend(target for target, _ in to_write)
     return report
+
+
+def _record_problems(to_write: list[tuple[Path, _Candidate]]) -> list[str]:
+    """Per release folder the merge writes into, whether the environment record it will hold (the one
+    that comes with the last file written there, else the one it has) describes every results file it
+    will hold, written or kept: the history's loader refuses a folder where it does not."""
+    problems, by_folder = [], {}
+    for target, candidate in to_write:
+        if candidate.release:
+            by_folder.setdefault(target.parent, []).append((target, candidate))
+    for folder, written in by_folder.items():
+        brought = [candidate.path.parent / ENVIRONMENT_RECORD for _, candidate in written]
+        source = next((path for path in reversed(brought) if path.exists()), folder / ENVIRONMENT_RECORD)
+        replaced = {target.name for target, _ in written}
+        try:
+            if not source.exists():
+                continue
+            record = read_record(source)
+            kept = [load_results(path) for path in sorted(folder.glob("*.json"))
+                    if path.name not in replaced and path.name != ENVIRONMENT_RECORD
+                    and not path.name.endswith(FAILURE_SUFFIX)]
+        except ResultsFileError as error:
+            problems.append(f"{error} (already in the target; fix or remove it first)")
+            continue
+        for results in [*(candidate.results for _, candidate in written), *kept]:
+            if (mismatch := record_disagreement(record, results)) is not None:
+                problems.append(f"{folder / ENVIRONMENT_RECORD}: field '{mismatch.field}' would be taken from "
+                                f"{source} and {mismatch}; merge a release's results with the record they were "
+                                "measured with")
+                break
+    return problems
 
 
 def _write_all(to_write: list[tuple[Path, _Candidate]], into: Path) -> None:
@@ -163,9 +196,17 @@ def _collect(sources: list[Path], problems: list[str], report: MergeReport) -> l
             folder for folder in sorted(source.iterdir()) if folder.is_dir() and _runner_of_folder(folder)
         ]
         files = [(path, _runner_of_folder(folder), "") for folder in folders for path in sorted(folder.glob("*.json"))]
-        files += [(path, _runner_of_folder(folder), release.name) for folder in folders
-                  for release in _release_folders(folder) for path in sorted(release.glob("*.json"))
-                  if path.name != ENVIRONMENT_RECORD]
+        for folder in folders:
+            try:  # a linked history or release folder would merge files from outside the source
+                check_not_linked(folder / HISTORY_FOLDER)
+                releases = _release_folders(folder)
+                for release in releases:
+                    check_not_linked(release)
+            except ResultsFileError as error:
+                problems.append(str(error))
+                continue
+            files += [(path, _runner_of_folder(folder), release.name) for release in releases
+                      for path in sorted(release.glob("*.json")) if path.name != ENVIRONMENT_RECORD]
         if not files:
             problems.append(
                 f"{source}: no results files found; expected <runner>/<example>.json in it, "

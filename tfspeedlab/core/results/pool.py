@@ -13,13 +13,14 @@ does the same with two results trees measured apart.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from tfspeedlab.core.results.cpu import CPU_ID_FIELDS
-from tfspeedlab.core.results.history import ENVIRONMENT_RECORD, read_record
+from tfspeedlab.core.results.history import ENVIRONMENT_RECORD, HISTORY_FOLDER, check_not_linked, read_record
 from tfspeedlab.core.results.schema import FAILURE_SUFFIX, RUNNERS, CaseResult, ResultsFile, to_dict
 from tfspeedlab.core.results.store import check_placement, load_results, write_json_atomic
 
@@ -40,12 +41,11 @@ def pool(first: ResultsFile, second: ResultsFile, pool_diagnosis: DiagnosisPoole
     """``second`` with every case's runs preceded by ``first``'s (PoolError where they differ); a
     saved diagnosis's block pooled by ``pool_diagnosis``."""
     where = f"{first.source or first.example} and {second.source or second.example}"
-    for name in ("example", "runner", "quick"):
+    for name in ("example", "runner", "quick", "baseline", "layout"):
         if getattr(first, name) != getattr(second, name):
             raise PoolError(f"{where}: their {name} differs")
+    check_same_workload(first, second, where)
     environment = pooled_environment(first.environment, second.environment, where)
-    if [case.label for case in first.cases] != [case.label for case in second.cases]:
-        raise PoolError(f"{where}: their cases differ")
     cases = tuple(pooled_case(first.case(case.label), case) for case in second.cases)
     # Where each sitting's runs start, when every case has the same number per sitting (so that a
     # page can compare the sittings): [3, 3] for two sittings of three processes.
@@ -61,6 +61,26 @@ def pool(first: ResultsFile, second: ResultsFile, pool_diagnosis: DiagnosisPoole
         return replace(pooled, diagnosis=pool_diagnosis(first, second))
     except ValueError as error:
         raise PoolError(f"{where}: {error}") from None
+
+
+def check_same_workload(first: ResultsFile, second: ResultsFile, where: str) -> None:
+    """PoolError unless both measured the same workload: the same parameters (a quick run's smaller
+    workload, or another size, is another measurement however alike its labels) and the same cases,
+    each with the same parameters. Compared as JSON, where 1, 1.0 and true are three values."""
+    if _as_json(first.params) != _as_json(second.params):
+        raise PoolError(f"{where}: their params differ ({_as_json(first.params)[:120]} vs "
+                        f"{_as_json(second.params)[:120]}); pool only sittings of one workload")
+    if [case.label for case in first.cases] != [case.label for case in second.cases]:
+        raise PoolError(f"{where}: their cases differ")
+    for index, (before, after) in enumerate(zip(first.cases, second.cases)):
+        if _as_json(before.params) != _as_json(after.params):
+            raise PoolError(f"{where}: cases[{index}].params of {after.label[:80]!r} differ "
+                            f"({_as_json(before.params)[:120]} vs {_as_json(after.params)[:120]}); "
+                            "pool only sittings of one workload")
+
+
+def _as_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=True, default=repr)
 
 
 def pooled_environment(first: Mapping[str, Any], second: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -130,6 +150,9 @@ def pool_trees(first: Path, second: Path, into: Path, pool_diagnosis: DiagnosisP
         runner = relative.parts[0]
         sides = []
         for root in (first, second):
+            if relative.parts[1:2] == (HISTORY_FOLDER,):  # a linked folder would pool files from elsewhere
+                check_not_linked(root / runner / HISTORY_FOLDER)
+                check_not_linked(root / relative.parent)
             results = load_results(root / relative)
             check_placement(results, root / relative, runner)
             sides.append(results)

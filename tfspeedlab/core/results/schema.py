@@ -11,7 +11,8 @@ from typing import Any
 from tfspeedlab.core.measure.measurement import Measurement
 from tfspeedlab.core.results.metrics import Metrics
 from tfspeedlab.core.results.timing import Timing
-from tfspeedlab.core.spec.layout import Cases, Layout, LayoutError, from_record, parameters_read, to_record
+from tfspeedlab.core.spec.layout import (Cases, Layout, LayoutError, coordinate_names, from_record, parameters_read,
+                                         shared_coordinate, to_record)
 from tfspeedlab.core.spec.names import example_name_problem
 
 SCHEMA = "tfspeedlab.results"
@@ -225,12 +226,32 @@ def from_dict(data: Any, path: Path | str) -> ResultsFile:
     for index, case in enumerate(cases):
         missing = sorted(set(parameters_read(layout)) - set(case.params))
         reader.require(not missing, f"cases[{index}].params", f"lacks {missing}, which its {layout.kind} layout reads")
+    check_cases_apart(reader, cases, layout)
     return ResultsFile(
         example=example, title=reader.check_length(reader.get(data, "title", str), "title"), runner=runner,
         quick=reader.get(data, "quick", bool), params=reader.get(data, "params", dict), environment=environment,
         cases=cases, baseline=baseline, layout=layout, source=Path(path),
         unavailable=_unavailable_from_dict(reader, data.get("unavailable", {}), labels),
         diagnosis=reader.get(data, "diagnosis", dict) if "diagnosis" in data else None)
+
+
+def check_cases_apart(reader: FieldReader, cases: tuple[CaseResult, ...], layout: Layout) -> None:
+    """Refuse two cases a page could not tell apart: one label twice (``case(label)`` finds the first),
+    or two cases on one coordinate of a grid, sweep or op layers (the last would silently win its cell)."""
+    first_of: dict[str, int] = {}
+    for index, case in enumerate(cases):
+        reader.require(case.label not in first_of, f"cases[{index}].label",
+                       f"is {case.label[:80]!r}, the label of cases[{first_of.get(case.label)}] too; "
+                       "labels must be unique within a results file")
+        first_of[case.label] = index
+    shared = shared_coordinate(layout, [case.params for case in cases])
+    if shared is not None:
+        first, second, where = shared
+        names = coordinate_names(layout)
+        at = ", ".join(f"{name}={value!r}"[:80] for name, value in zip(names, where) if name is not None)
+        raise ResultsFileError(reader.path, f"cases[{second}].params",
+                               f"places its case on the {layout.kind} coordinate of cases[{first}] ({at}); "
+                               "two cases on one coordinate would leave one of them unseen")
 
 
 def _unavailable_from_dict(reader: FieldReader, raw: Any, labels: list[str]) -> dict[str, str]:

@@ -8,7 +8,8 @@ which entry points form the stack of an op's layers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
@@ -107,6 +108,50 @@ def parameters_read(layout: Layout) -> list[str]:
     if isinstance(layout, OpLayers):
         return [layout.entry, layout.size]
     return []
+
+
+def coordinate_names(layout: Layout) -> tuple[str | None, ...]:
+    """The case parameters that say where a case sits in its layout: a grid's part (None where it is
+    not split), row and column; a sweep's series and point; an op layer's entry and size. Empty for a
+    table of cases, whose rows are told apart by label alone."""
+    if isinstance(layout, Grid):
+        return (layout.split, layout.rows, layout.columns)
+    if isinstance(layout, Sweep):
+        return (layout.series, layout.parameter)
+    if isinstance(layout, OpLayers):
+        return (layout.entry, layout.size)
+    return ()
+
+
+def coordinate(layout: Layout, params: Mapping[str, Any]) -> tuple | None:
+    """Where a case sits in its layout (the values of ``coordinate_names``), or None in a table of
+    cases. Pages find a case by these values, so two cases on one coordinate leave one unseen."""
+    names = coordinate_names(layout)
+    return tuple(None if name is None else params[name] for name in names) if names else None
+
+
+def shared_coordinate(layout: Layout, params: Sequence[Mapping[str, Any]]) -> tuple[int, int, tuple] | None:
+    """The first two cases (by index, with their coordinate) that sit on one coordinate of ``layout``, or
+    None. Values are compared as the pages compare them (as dictionary keys: 1, 1.0 and true are one)."""
+    seen: dict[tuple, int] = {}
+    for index, found in enumerate(params):
+        where = coordinate(layout, found)
+        if where is None:
+            return None
+        key = tuple(_as_key(value) for value in where)
+        if key in seen:
+            return seen[key], index, where
+        seen[key] = index
+    return None
+
+
+def _as_key(value: Any) -> Any:
+    """``value`` as a dictionary key; a list or an object (which no page can key by) as its JSON text."""
+    try:
+        hash(value)
+    except TypeError:
+        return ("unhashable", json.dumps(value, sort_keys=True, default=repr))
+    return value
 
 
 def to_record(layout: Layout) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tfspeedlab.core.spec.layout import Cases, Layout, parameters_read
+from tfspeedlab.core.spec.layout import Cases, Layout, parameters_read, shared_coordinate
 
 
 class SkipExample(Exception):
@@ -119,6 +119,11 @@ class Workload:
         if missing:
             raise ValueError(f"workload {self.name!r}: its {type(self.layout).__name__} layout reads the case "
                              f"parameters {parameters_read(self.layout)}, which cases {missing} lack")
+        shared = shared_coordinate(self.layout, [case.params for case in self.cases])
+        if shared is not None:  # refused before a run measures what its results file would refuse
+            first, second, where = shared
+            raise ValueError(f"workload {self.name!r}: cases {labels[first]!r} and {labels[second]!r} sit on one "
+                             f"{self.layout.kind} coordinate {where!r}; each needs its own")
 
     def only(self, wanted: Mapping[str, str]) -> Workload:
         """The workload narrowed to the cases whose parameters read as ``wanted`` (``{"batch": "1"}``),
