@@ -586,3 +586,23 @@ def test_every_kind_of_chart_is_a_drawing_the_build_cache_publishes_again(make):
     matplotlib draws must pass, or every build would draw every chart again."""
     for theme in charts.THEMES:
         assert chart_check.problem(views.chart_svg(make(), theme)) is None
+
+
+# ------------------------------------------------------------ text from a results file is drawn as written
+
+# matplotlib reads "$…$" as a formula: the first drew "x" raised to "99", the second stopped the build.
+FORMULA_TITLE = "Workload cost $x^{99}$ or $\\frac{1}{$"
+
+
+@pytest.mark.parametrize("make", EVERY_KIND)
+def test_dollar_signs_in_a_title_or_label_are_drawn_as_written_not_as_a_formula(make):
+    results = replace(make(), title=FORMULA_TITLE)
+    found = texts(views.chart_svg(results, "light"))
+    assert FORMULA_TITLE in found
+
+
+def test_dollar_signs_in_a_case_label_are_drawn_as_written():
+    results = synthetic_results()
+    results = replace(results, cases=tuple(replace(case, label="graph $x^{99}$") if case.label == "graph" else case
+                                           for case in results.cases))
+    assert "graph $x^{99}$" in texts(views.chart_svg(results, "light"))

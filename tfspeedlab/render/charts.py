@@ -157,7 +157,10 @@ def compact_number(value: float) -> str:
 
 
 def chart_style(theme: Theme):
-    return plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "tfspeedlab", "font.size": TEXT_PT,
+    # Every text drawn as the text it is: matplotlib reads "$…$" in a label as a formula ("cost $x^{99}$"
+    # drawn as a power; "$\frac{1}{$" stopped the build), and labels come from results files.
+    return plt.rc_context({"text.parse_math": False, "text.usetex": False,
+                           "svg.fonttype": "none", "svg.hashsalt": "tfspeedlab", "font.size": TEXT_PT,
                            "axes.titlesize": TEXT_PT, "figure.titlesize": TITLE_PT, "legend.fontsize": TEXT_PT,
                            "font.family": "sans-serif", "text.color": theme.text,
                            "axes.labelcolor": theme.text, "xtick.color": theme.text,
