@@ -1,6 +1,7 @@
 """Bad input on the pages: whatever string a directive writes, from a results file or a saved
 diagnosis, reaches the page as text, never as the page's own syntax: not a snippet line that
-includes a file. Each test is named by the behaviour it holds the code to."""
+includes a file, not a character that turns the text around unseen. Each test is named by the
+behaviour it holds the code to."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 from conftest import REPO
 from tfspeedlab.diagnosis.report import function_report
 from tfspeedlab.diagnosis.saved import load as load_diagnosis
+from tfspeedlab.render import markdown
 from tfspeedlab.render.registry import REGISTRY, directive
 from tfspeedlab.site.markdown_ext import DirectiveBuildError
 
@@ -97,3 +99,15 @@ def test_a_saved_diagnosis_cannot_include_a_file_into_the_diagnose_page(tmp_path
     assert "setuptools.build_meta" not in page  # pyproject.toml's content
     assert '\n  --8<-- "pyproject.toml"\n' in html.unescape(page)
 
+
+def test_a_bidirectional_or_zero_width_character_reaches_the_page_written_out(scratch, empty_results, tmp_path):
+    label = "gra\u202eph\u200b"
+
+    @directive("test_label", "A test directive.")
+    def label_everywhere(context) -> str:
+        return f"A label: {markdown.text(label)}; as code: {markdown.code(label)}\n\n```text\n{label}\n```"
+
+    page = page_html("{{ test_label }}", tmp_path)
+    assert "\u202e" not in page and "\u200b" not in page
+    # In prose, a code span and a code block alike.
+    assert html.unescape(page).count("gra\u27e8U+202E\u27e9ph\u27e8U+200B\u27e9") == 3

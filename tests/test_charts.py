@@ -606,3 +606,12 @@ def test_dollar_signs_in_a_case_label_are_drawn_as_written():
     results = replace(results, cases=tuple(replace(case, label="graph $x^{99}$") if case.label == "graph" else case
                                            for case in results.cases))
     assert "graph $x^{99}$" in texts(views.chart_svg(results, "light"))
+
+
+def test_a_bidirectional_or_zero_width_character_in_a_label_is_drawn_written_out():
+    results = synthetic_results()
+    results = replace(results, cases=tuple(replace(case, label="gra\u202eph\u200b") if case.label == "graph" else case
+                                           for case in results.cases))
+    svg = views.chart_svg(results, "light")
+    assert "\u202e" not in svg and "\u200b" not in svg
+    assert "gra\u27e8U+202E\u27e9ph\u27e8U+200B\u27e9" in texts(svg)

@@ -33,6 +33,7 @@ import markdown
 from markdown.extensions import Extension
 from markdown.preprocessors import Preprocessor
 
+from tfspeedlab.render import hidden_characters
 from tfspeedlab.render.context import ClaimsLedger, Context
 from tfspeedlab.render.errors import DirectiveError
 from tfspeedlab.site import site_data, tooltips
@@ -129,7 +130,9 @@ def expand_apart(text: str, context: Context) -> Expansion:
         if indent and not indent.strip():
             output = output.replace("\n", "\n" + indent)
         directives.append(match[0])
-        outputs.append(output)
+        # A bidirectional or zero-width character in a string from a file, written out (the loaders
+        # refuse them; this catches any a check missed, in prose, a table or a code block alike).
+        outputs.append(hidden_characters.shown(output))
         return f"{_PLACEHOLDER}{len(outputs) - 1}-"
 
     expanded = DIRECTIVE.sub(replace, text)
