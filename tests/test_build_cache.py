@@ -11,7 +11,7 @@ from tfspeedlab.core import wording
 from tfspeedlab.core.measure.measurement import Measurement
 from tfspeedlab.core.results import provenance
 from tfspeedlab.core.stats import intervals
-from tfspeedlab.site import build_cache
+from tfspeedlab.site import bar_charts, build_cache, chart_check
 
 
 @pytest.fixture
@@ -70,14 +70,15 @@ def test_an_entry_unused_for_many_builds_is_dropped(fresh_cache, tmp_path):
 def test_charts_are_drawn_once_per_results_and_theme(fresh_cache, tmp_path):
     drawn = []
 
-    def draw(results, theme):
+    def draw(results, theme):  # a real chart: a kept one is published only if it is a drawing (chart_check)
         drawn.append((results.example, theme))
-        return f"<svg>{results.example} {theme}</svg>"
+        return bar_charts.time_per_call_svg(results, theme)
 
     results = synthetic_results()
     build_cache.open_cache(tmp_path)
-    assert build_cache.chart(draw, results, "light") == "<svg>demo light</svg>"
-    assert build_cache.chart(draw, results, "light") == "<svg>demo light</svg>"
+    chart = build_cache.chart(draw, results, "light")
+    assert chart == bar_charts.time_per_call_svg(results, "light")
+    assert build_cache.chart(draw, results, "light") == chart
     build_cache.chart(draw, replace(results, title="Another title"), "light")  # other results: drawn again
     build_cache.save()
     assert drawn == [("demo", "light"), ("demo", "light")]
@@ -121,3 +122,47 @@ def test_a_changed_results_file_reaches_the_page_at_the_next_build(tmp_path, mon
     assert second is not first and second.generation > first.generation
     after = python_markdown.markdown(page, extensions=["tfspeedlab.site.markdown_ext"])
     assert before != after and "31.5" in after.replace("\u00a0", " ")  # 3 × the 10.5 ms median
+
+
+# What someone with write access to the cache could plant in a kept chart, each published as it was.
+EVIL = "https://evil.example/x"
+PLANTED = {
+    "a script": lambda svg: svg.replace("</svg>", "<script>alert(1)</script></svg>"),
+    "an event handler": lambda svg: svg.replace("<svg ", '<svg onload="alert(1)" ', 1),
+    "a foreignObject": lambda svg: svg.replace(
+        "</svg>", '<foreignObject><div xmlns="http://www.w3.org/1999/xhtml">x</div></foreignObject></svg>'),
+    "a link out": lambda svg: svg.replace('xlink:href="#', f'xlink:href="{EVIL}#', 1),
+    "a link element": lambda svg: svg.replace("</svg>", '<a href="javascript:alert(1)"><text>x</text></a></svg>'),
+    "an animation": lambda svg: svg.replace("</svg>", '<set attributeName="onmouseover" to="alert(1)"/></svg>'),
+    "a stylesheet instruction": lambda svg: svg.replace(
+        "<svg ", f'<?xml-stylesheet href="{EVIL}.css"?>\n<svg ', 1),
+    "an import in the styles": lambda svg: svg.replace("*{stroke-linejoin", f"@import url({EVIL}.css);*{{stroke-linejoin", 1),
+    "a fetch in a style attribute": lambda svg: svg.replace('style="', f'style="fill: url({EVIL}.svg#p); ', 1),
+    "an entity": lambda svg: svg.replace('svg11.dtd">', 'svg11.dtd" [<!ENTITY e "x">]>', 1),
+    "not XML": lambda svg: svg.replace("</svg>", ""),
+}
+
+
+@pytest.mark.parametrize("plant", sorted(PLANTED))
+def test_a_chart_planted_in_the_cache_is_drawn_again_not_published(fresh_cache, tmp_path, plant):
+    results = synthetic_results()
+    build_cache.open_cache(tmp_path)
+    drawn = build_cache.chart(bar_charts.time_per_call_svg, results, "light")
+    build_cache.save()
+    [kept] = (fresh_cache / build_cache.CHARTS_DIR).glob("*.svg")
+    planted = PLANTED[plant](drawn)
+    assert planted != drawn and chart_check.problem(planted) is not None
+    kept.write_text(planted, encoding="utf-8")
+    build_cache.open_cache(tmp_path)
+    assert build_cache.chart(bar_charts.time_per_call_svg, results, "light") == drawn  # drawn again
+    build_cache.save()
+    assert kept.read_text(encoding="utf-8") == drawn  # and kept clean for the next build
+
+
+def test_a_kept_chart_that_is_a_drawing_is_published_without_drawing_it_again(fresh_cache, tmp_path):
+    results = synthetic_results()
+    build_cache.open_cache(tmp_path)
+    drawn = build_cache.chart(bar_charts.time_per_call_svg, results, "light")
+    build_cache.save()
+    build_cache.open_cache(tmp_path)
+    assert build_cache.chart(lambda *_: pytest.fail("drawn again"), results, "light") == drawn

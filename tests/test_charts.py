@@ -13,7 +13,7 @@ from tfspeedlab.core.stats import op_layers
 from tfspeedlab.core.units import UNIT_SPACE, format_time
 from tfspeedlab.core.wording import ONE_PROCESS
 from tfspeedlab.render import charts
-from tfspeedlab.site import bar_charts, tables, views
+from tfspeedlab.site import bar_charts, chart_check, tables, views
 
 
 def test_chart_has_caption_units_and_both_themes():
@@ -572,3 +572,46 @@ def test_every_bar_of_a_layers_chart_writes_its_interval_out_and_the_caption_say
         assert re.fullmatch(rf"\S+{UNIT_SPACE}\S+ \[[\d.]+–[\d.]+{UNIT_SPACE}\S+\]", label), label
     assert " ".join(charts.LAYERS_NOTE.split()) in " ".join(" ".join(found).split())
     assert "often lie above" in charts.TIME_INTERVAL_NOTE  # a whisker may lie below its point, as eager's does
+
+
+# ------------------------------------------------------------ every kind of chart, as the build cache keeps it
+
+EVERY_KIND = [synthetic_results, sweep_results, grid_results, op_layers_results, host_layers_results,
+              large_grid_results]
+
+
+@pytest.mark.parametrize("make", EVERY_KIND)
+def test_every_kind_of_chart_is_a_drawing_the_build_cache_publishes_again(make):
+    """A kept chart is published only if ``chart_check`` finds nothing but a drawing in it: what
+    matplotlib draws must pass, or every build would draw every chart again."""
+    for theme in charts.THEMES:
+        assert chart_check.problem(views.chart_svg(make(), theme)) is None
+
+
+# ------------------------------------------------------------ text from a results file is drawn as written
+
+# matplotlib reads "$…$" as a formula: the first drew "x" raised to "99", the second stopped the build.
+FORMULA_TITLE = "Workload cost $x^{99}$ or $\\frac{1}{$"
+
+
+@pytest.mark.parametrize("make", EVERY_KIND)
+def test_dollar_signs_in_a_title_or_label_are_drawn_as_written_not_as_a_formula(make):
+    results = replace(make(), title=FORMULA_TITLE)
+    found = texts(views.chart_svg(results, "light"))
+    assert FORMULA_TITLE in found
+
+
+def test_dollar_signs_in_a_case_label_are_drawn_as_written():
+    results = synthetic_results()
+    results = replace(results, cases=tuple(replace(case, label="graph $x^{99}$") if case.label == "graph" else case
+                                           for case in results.cases))
+    assert "graph $x^{99}$" in texts(views.chart_svg(results, "light"))
+
+
+def test_a_bidirectional_or_zero_width_character_in_a_label_is_drawn_written_out():
+    results = synthetic_results()
+    results = replace(results, cases=tuple(replace(case, label="gra\u202eph\u200b") if case.label == "graph" else case
+                                           for case in results.cases))
+    svg = views.chart_svg(results, "light")
+    assert "\u202e" not in svg and "\u200b" not in svg
+    assert "gra\u27e8U+202E\u27e9ph\u27e8U+200B\u27e9" in texts(svg)

@@ -1,4 +1,5 @@
-"""The cost model: its fit, its accuracy on the committed results, and its agreement with the page's JavaScript."""
+"""The cost model: its fit, its accuracy on the committed results, its agreement with the page's JavaScript,
+and the page's simulator refusing what it cannot compute."""
 
 import json
 import math
@@ -11,7 +12,7 @@ import pytest
 from conftest import REPO
 from tfspeedlab.core.results.store import load_runner
 from tfspeedlab.core.stats import cost_model, intervals
-from tfspeedlab.site import directives
+from tfspeedlab.site import directives, simulator
 
 SIMULATOR_JS = REPO / "docs" / "assets" / "javascripts" / "simulator.js"
 COMMITTED = REPO / "results" / "cpu"
@@ -225,3 +226,107 @@ def test_a_cost_left_as_fitted_keeps_each_modes_own(committed):
     own_call = model.with_reader_costs(graph_call_s=5e-6, eager_op_s=None)
     assert own_call.modes["eager"] == model.modes["eager"]
     assert own_call.modes["graph"].call_s == own_call.modes["xla"].call_s == 5e-6
+
+
+# ------------------------------------------------------------ the simulator alone, in a real browser
+#
+# Its markup, its script and the committed results' parameters on one page, served to Debian's Chromium
+# through Playwright's routing: no site build. Every Playwright call has a timeout, so a script that
+# loops forever fails the test instead of hanging it.
+
+SIMULATOR_HOST = "http://simulator.test"
+# Long enough for a loaded 2-core machine, short against a hung tab.
+BROWSER_TIMEOUT_MS = 15_000
+
+
+@pytest.fixture(scope="module")
+def simulator_page(committed, tmp_path_factory):
+    """A folder holding the simulator's page, script and parameters (the committed results' model)."""
+    model, _ = committed
+    folder = tmp_path_factory.mktemp("simulator")
+    (folder / "params.json").write_text(simulator.params_json({"cpu": model}), encoding="utf-8")
+    shutil.copy(SIMULATOR_JS, folder / "simulator.js")
+    (folder / "index.html").write_text(
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Simulator</title>'
+        '<link rel="icon" href="data:,"></head><body>'
+        f'{simulator.simulator_html("params.json")}<script src="simulator.js"></script></body></html>',
+        encoding="utf-8")
+    return folder
+
+
+def open_alone(browser, folder):
+    page = browser.new_page()
+    page.set_default_timeout(BROWSER_TIMEOUT_MS)
+    errors = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+
+    def serve(route):
+        found = folder / route.request.url.rsplit("/", 1)[1]
+        if found.is_file():
+            route.fulfill(path=str(found))
+        else:
+            route.fulfill(status=404)
+
+    page.route(f"{SIMULATOR_HOST}/**", serve)
+    page.goto(f"{SIMULATOR_HOST}/index.html")
+    page.wait_for_selector('.tfsl-simulator[data-ready="yes"]')
+    return page, errors
+
+
+def figures(page) -> dict[str, tuple[str, str | None]]:
+    """Every output of the simulator: its text and the number it holds (None: none)."""
+    return {output.get_attribute("name"): (output.inner_text(), output.get_attribute("data-value"))
+            for output in page.locator(".tfsl-simulator output").all()}
+
+
+def chart_paths(page) -> int:
+    return page.locator(".tfsl-simulator svg path").count()
+
+
+# (box, what is typed, what the status says): below its minimum, not a number, above its maximum.
+REFUSED = [
+    ("ops", "0", "Ops per call must be a number of at least 1"),
+    ("ops", "-5", "Ops per call must be a number of at least 1"),
+    ("ops", "", "Ops per call must be a number of at least 1 (got nothing)"),
+    ("ops", "100001", "Ops per call must be at most 100,000"),
+    ("side", "1e200", "Tensor side must be at most 20,000"),  # read "≈ Infinity years" and "NaN× slower"
+    ("calls", "2e307", "Number of calls must be at most 100,000,000"),  # looped forever: the tab crashed
+    ("op_us", "1e300", "One eager op's cost must be at most 1,000,000 µs"),
+    ("call_us", "0", "A tf.function call's fixed cost must be a number of µs above 0"),
+]
+
+
+@pytest.mark.parametrize("box, typed, message", REFUSED)
+def test_an_input_outside_its_range_is_refused_and_clears_every_figure_and_the_chart(
+        browser, simulator_page, box, typed, message):
+    page, errors = open_alone(browser, simulator_page)
+    assert chart_paths(page) == 3 and all(number is not None for _, number in
+                                          (figures(page)[f"per_call_{mode}"] for mode in cost_model.MODES))
+    page.fill(f'input[name="{box}"]', typed)
+    assert message in page.inner_text(".tfsl-simulator .tfsl-status")
+    shown = figures(page)
+    # No figure of the inputs before stays beside the message, and nothing reads Infinity or NaN.
+    assert all(number is None for _, number in shown.values()), shown
+    assert all(text in ("–", "") for text, _ in shown.values()), shown
+    assert chart_paths(page) == 0
+    # A value in range brings every figure back.
+    page.fill(f'input[name="{box}"]', "40")
+    assert page.inner_text(".tfsl-simulator .tfsl-status") == ""
+    assert chart_paths(page) == 3 and figures(page)["per_call_eager"][1] is not None
+    page.close()
+    assert errors == []
+
+
+def test_the_widest_inputs_in_range_give_finite_figures(browser, simulator_page):
+    page, errors = open_alone(browser, simulator_page)
+    for box, widest in (("ops", "100000"), ("side", "20000"), ("calls", "100000000"), ("op_us", "1000000"),
+                        ("call_us", "1000000")):
+        page.fill(f'input[name="{box}"]', widest)
+    assert page.inner_text(".tfsl-simulator .tfsl-status") == ""
+    shown = figures(page)
+    assert all(not any(word in text for word in ("Infinity", "NaN")) for text, _ in shown.values()), shown
+    assert all(math.isfinite(float(number)) for _, number in shown.values() if number is not None)
+    assert chart_paths(page) == 3
+    page.close()
+    assert errors == []

@@ -20,7 +20,7 @@ from tfspeedlab.core.results.cpu import cpu_name  # noqa: E402
 from tfspeedlab.core.results.schema import ResultsFile  # noqa: E402
 from tfspeedlab.core.stats import op_layers, sweeps  # noqa: E402
 from tfspeedlab.core.units import select_unit  # noqa: E402
-from tfspeedlab.render import bar_scale  # noqa: E402
+from tfspeedlab.render import bar_scale, hidden_characters  # noqa: E402
 
 # A chart is drawn at a phone's density and shown at its natural size on a
 # wider screen. On a phone (a 390 px window leaves a 358 px column) the browser
@@ -157,7 +157,10 @@ def compact_number(value: float) -> str:
 
 
 def chart_style(theme: Theme):
-    return plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "tfspeedlab", "font.size": TEXT_PT,
+    # Every text drawn as the text it is: matplotlib reads "$…$" in a label as a formula ("cost $x^{99}$"
+    # drawn as a power; "$\frac{1}{$" stopped the build), and labels come from results files.
+    return plt.rc_context({"text.parse_math": False, "text.usetex": False,
+                           "svg.fonttype": "none", "svg.hashsalt": "tfspeedlab", "font.size": TEXT_PT,
                            "axes.titlesize": TEXT_PT, "figure.titlesize": TITLE_PT, "legend.fontsize": TEXT_PT,
                            "font.family": "sans-serif", "text.color": theme.text,
                            "axes.labelcolor": theme.text, "xtick.color": theme.text,
@@ -266,10 +269,12 @@ def _legend_under_title(figure, results: ResultsFile, theme: Theme, whiskers: bo
 
 
 def figure_svg(figure) -> str:
+    """The figure as SVG, its text as text (``svg.fonttype``), with any bidirectional or zero-width
+    character a label brought written out (``hidden_characters``)."""
     buffer = io.StringIO()
     figure.savefig(buffer, format="svg", transparent=True, metadata={"Date": None})
     plt.close(figure)
-    return buffer.getvalue()
+    return hidden_characters.shown(buffer.getvalue())
 
 
 def has_host_layers(results: ResultsFile) -> bool:

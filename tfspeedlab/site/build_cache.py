@@ -11,7 +11,8 @@ made obsolete does not pile up, while builds from two results trees in turn (the
 a reader's) both stay warm.
 
 Nothing here changes a figure: a build with an empty cache, a full one or none (``open_cache`` not
-called, as in the unit tests) writes the same pages.
+called, as in the unit tests) writes the same pages. A kept chart is published only if it is still
+nothing but a drawing (``chart_check``): one planted in the cache is drawn again from its results.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from tfspeedlab.core.results import provenance
 from tfspeedlab.core.results.schema import ResultsFile, to_dict
 from tfspeedlab.core.results.store import write_text_atomic
 from tfspeedlab.core.stats import intervals
+from tfspeedlab.site import chart_check
 
 CACHE_VARIABLE = "TFSPEEDLAB_CACHE"
 CACHE_DIR = Path(".cache") / "tfspeedlab"
@@ -91,11 +93,14 @@ def _cached_svg(key: str, draw: Callable[[], str]) -> str:
     BuildCache.chart_builds[key] = BuildCache.build
     path = BuildCache.folder / CHARTS_DIR / f"{key}.svg"
     try:
-        return path.read_text(encoding="utf-8")
-    except OSError:
-        svg = draw()
-        write_text_atomic(path, svg)
-        return svg
+        kept = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        kept = None
+    if kept is not None and chart_check.problem(kept) is None:
+        return kept
+    svg = draw()
+    write_text_atomic(path, svg)
+    return svg
 
 
 def _key(*parts: object) -> str:

@@ -8,11 +8,14 @@ Markdown to Python-Markdown with that list (MkDocs 1.x, ProperDocs, Zensical), p
           results_dir: results      # relative to the working folder; $TFSPEEDLAB_RESULTS overrides it
           repo_url: https://github.com/…
 
-It expands the directives before any other preprocessor (before ``pymdownx.snippets``), so a
-directive's output is Markdown like any other, and an included snippet is shown as written. A
-directive that cannot be rendered as written stops the build with one line naming the page, the
-directive and what is valid; any other exception is a bug and keeps its traceback. After the inline
-patterns, ``site.tooltips`` gives every interval on the page its tooltip.
+It reads the directives before any other preprocessor (before ``pymdownx.snippets``), so an
+included snippet is shown as written, never read as directives. Their output goes into the page
+only after the snippets are in (``Expansion``): a line a directive wrote, whatever string from a
+results file it holds, is never read as a snippet line (``--8<-- "pyproject.toml"`` in a saved
+diagnosis would include that file, and a trace's unchecked bytes would close the code block around
+it and publish HTML). A directive that cannot be rendered as written stops the build with one line
+naming the page, the directive and what is valid; any other exception is a bug and keeps its
+traceback. After the inline patterns, ``site.tooltips`` gives every interval on the page its tooltip.
 
 Links a directive writes are relative to the page. Under MkDocs (and ProperDocs) the page is the
 one MkDocs' own ``relpath`` treeprocessor is registered for; elsewhere pages are taken to sit at
@@ -22,12 +25,15 @@ the top of ``docs/``, as every page with directives here does.
 from __future__ import annotations
 
 import re
+import secrets
 import shlex
+from dataclasses import dataclass
 
 import markdown
 from markdown.extensions import Extension
 from markdown.preprocessors import Preprocessor
 
+from tfspeedlab.render import hidden_characters
 from tfspeedlab.render.context import ClaimsLedger, Context
 from tfspeedlab.render.errors import DirectiveError
 from tfspeedlab.site import site_data, tooltips
@@ -43,6 +49,13 @@ DIRECTIVE = re.compile(r"\{\{\s*(?P<name>[a-z_]+)(?P<args>[^{}]*)\}\}")
 _STRAY = re.compile(r"\{\{|\}\}")
 # Before pymdownx.snippets (32) and every block processor: directives are read as the page wrote them.
 PRIORITY = 40
+# Their output goes in after pymdownx.snippets (32), before any other preprocessor (superfences' raw
+# blocks 31.05, whitespace 30, HTML blocks 20): nothing a directive wrote is read as a snippet line.
+FILL_PRIORITY = 31.5
+# What stands for a directive's output meanwhile: unguessable, so that no page or snippet holds one,
+# and letters, digits and hyphens only, which no preprocessor before the fill changes.
+_PLACEHOLDER = f"tfspeedlab-directive-{secrets.token_hex(8)}-"
+_PLACEHOLDERS = re.compile(re.escape(_PLACEHOLDER) + r"(\d+)-")
 # Where a page is taken to be when the generator does not say (see the module docstring).
 DEFAULT_PAGE = ("index.md", "")
 
@@ -62,11 +75,48 @@ def malformed_directive(text: str) -> str | None:
             "a directive is {{ name args }}, all lower case")
 
 
+@dataclass(frozen=True)
+class Expansion:
+    """A page with a placeholder where each directive was, and the Markdown each one stands for."""
+
+    page_uri: str
+    text: str
+    directives: tuple[str, ...]  # as the page wrote them, for the error that names one
+    outputs: tuple[str, ...]
+
+    def filled(self, text: str | None = None) -> str:
+        """``text`` (by default the page as expanded; in a build, the page once ``pymdownx.snippets``
+        has read it) with each placeholder replaced by its directive's Markdown. The output is put in
+        once, in one pass: nothing in it is read as a placeholder or, after it, as a snippet line."""
+        text = self.text if text is None else text
+        found = set()
+
+        def fill(match: re.Match) -> str:
+            index = int(match[1])
+            found.add(index)
+            return self.outputs[index]
+
+        filled = _PLACEHOLDERS.sub(fill, text)
+        if lost := sorted(set(range(len(self.outputs))) - found):
+            # pymdownx.snippets drops the page's own snippet-syntax lines: a directive on one is lost.
+            raise DirectiveBuildError(f"{self.page_uri}: {self.directives[lost[0]]!r} sits on a line pymdownx.snippets "
+                                      "takes for its own (a --8<-- line or a snippet block): put it on a line of its own")
+        return filled
+
+
 def expand(text: str, context: Context) -> str:
     """``text`` with every directive replaced by its Markdown; ``DirectiveBuildError`` for one that
     cannot be rendered as written."""
+    return expand_apart(text, context).filled()
+
+
+def expand_apart(text: str, context: Context) -> Expansion:
+    """Every directive of ``text`` rendered, each kept apart from the page behind a placeholder until
+    ``Expansion.filled``; ``DirectiveBuildError`` for one that cannot be rendered as written."""
     if (problem := malformed_directive(text)) is not None:
         raise DirectiveBuildError(f"{context.page_uri}: {problem}")
+    directives: list[str] = []
+    outputs: list[str] = []
 
     def replace(match: re.Match) -> str:
         try:
@@ -79,9 +129,14 @@ def expand(text: str, context: Context) -> str:
         indent = text[line_start:match.start()]
         if indent and not indent.strip():
             output = output.replace("\n", "\n" + indent)
-        return output
+        directives.append(match[0])
+        # A bidirectional or zero-width character in a string from a file, written out (the loaders
+        # refuse them; this catches any a check missed, in prose, a table or a code block alike).
+        outputs.append(hidden_characters.shown(output))
+        return f"{_PLACEHOLDER}{len(outputs) - 1}-"
 
-    return DIRECTIVE.sub(replace, text)
+    expanded = DIRECTIVE.sub(replace, text)
+    return Expansion(context.page_uri, expanded, tuple(directives), tuple(outputs))
 
 
 def page_of(md: markdown.Markdown) -> tuple[str, str]:
@@ -95,7 +150,7 @@ def page_of(md: markdown.Markdown) -> tuple[str, str]:
 
 # Each page's expansion, by the data it was made from and the page's own text: ``mkdocs serve``
 # rebuilds every page after one is saved, and the others need not be expanded again.
-_EXPANDED: dict[tuple, tuple[str, list]] = {}
+_EXPANDED: dict[tuple, tuple[Expansion, list]] = {}
 _EXPANDED_PAGES = 256
 # The figures this build's pages stated (``Context.claim``), one ledger per load of the data: pages
 # built from one results tree must state one figure per claim. ``start_build`` empties it.
@@ -108,11 +163,15 @@ def start_build() -> None:
 
 
 class DirectivePreprocessor(Preprocessor):
+    """Renders the page's directives and leaves a placeholder for each (``DirectiveFill`` puts them in)."""
+
     def __init__(self, md: markdown.Markdown, extension: DirectiveExtension) -> None:
         super().__init__(md)
         self.extension = extension
+        self.pending: Expansion | None = None  # the page being converted, until its fill
 
     def run(self, lines: list[str]) -> list[str]:
+        self.pending = None
         text = "\n".join(lines)
         if "{{" not in text and "}}" not in text:
             return lines
@@ -136,11 +195,26 @@ class DirectivePreprocessor(Preprocessor):
             except DirectiveError as error:
                 raise DirectiveBuildError(f"{page_uri}: {error}") from None
         else:
-            expanded = expand(text, context)
+            expanded = expand_apart(text, context)
             if len(_EXPANDED) >= _EXPANDED_PAGES:
                 _EXPANDED.clear()
             _EXPANDED[key] = (expanded, list(context.page.claims))
-        return expanded.split("\n")
+        self.pending = expanded
+        return expanded.text.split("\n")
+
+
+class DirectiveFill(Preprocessor):
+    """Puts each directive's Markdown where its placeholder is, once ``pymdownx.snippets`` has run."""
+
+    def __init__(self, md: markdown.Markdown, directives: DirectivePreprocessor) -> None:
+        super().__init__(md)
+        self.directives = directives
+
+    def run(self, lines: list[str]) -> list[str]:
+        expansion, self.directives.pending = self.directives.pending, None
+        if expansion is None:
+            return lines
+        return expansion.filled("\n".join(lines)).split("\n")
 
 
 class DirectiveExtension(Extension):
@@ -153,7 +227,9 @@ class DirectiveExtension(Extension):
         super().__init__(**kwargs)
 
     def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 (Python-Markdown's name)
-        md.preprocessors.register(DirectivePreprocessor(md, self), "tfspeedlab_directives", PRIORITY)
+        directives = DirectivePreprocessor(md, self)
+        md.preprocessors.register(directives, "tfspeedlab_directives", PRIORITY)
+        md.preprocessors.register(DirectiveFill(md, directives), "tfspeedlab_directive_output", FILL_PRIORITY)
         # Each interval the directives printed explains itself where it is read (see site.tooltips).
         md.treeprocessors.register(tooltips.IntervalTooltips(md, lambda: page_of(md)[0]),
                                    "tfspeedlab_interval_tooltips", tooltips.PRIORITY)

@@ -94,6 +94,8 @@
                ["years", 365.25 * 86400]];
   // Chart text is 12 px; labels closer than this overlap.
   var LABEL_GAP = 16;
+  // The most points a line of the chart has: calls up to the box's maximum (1e8) take 93.
+  var MAX_POINTS = 200;
 
   function formatTime(seconds) {
     var unit = UNITS[0];
@@ -152,8 +154,14 @@
     var width = Math.round(Math.min(Math.max(shown || 640, 300), 640)), height = 320;
     var left = 78, right = 52, top = 30, bottom = 44, plotBottom = height - bottom;
     var maxCalls = Math.max(10, calls * 10);
-    var xs = [], n;
-    for (n = 1; n <= maxCalls; n *= 1.25) xs.push(Math.round(n));
+    // The inputs are checked before this runs; still, a chart that cannot be drawn is left empty,
+    // and no loop below runs on a value that does not end it (calls of 1.8e307 made this one endless).
+    if (!isFinite(maxCalls) || !isFinite(ops) || !isFinite(elements)) {
+      svg.innerHTML = "";
+      return;
+    }
+    var xs = [], n, i;
+    for (n = 1, i = 0; n <= maxCalls && i < MAX_POINTS; n *= 1.25, i++) xs.push(Math.round(n));
     var series = MODES.map(function (mode) {
       return xs.map(function (x) { return [x, total(model, mode, ops, elements, x)]; });
     });
@@ -170,7 +178,7 @@
     parts.push('<line class="axis" x1="' + left + '" y1="' + top + '" x2="' + left + '" y2="' + plotBottom + '"/>');
     // Every decade while they fit, else every second or third: tick labels stay apart on a phone.
     var decades = Math.floor(Math.log(maxCalls) / Math.LN10 + 1e-9), step = 1, power;
-    while ((width - left - right) * step / decades < 40) step++;
+    while ((width - left - right) * step / decades < 40 && step < decades) step++;
     for (power = 0; power <= decades; power += step) {
       parts.push(text("tick", sx(Math.pow(10, power)), plotBottom + 16, "middle", compactCount(power)));
     }
@@ -244,24 +252,51 @@
         form.elements[name].setAttribute("data-fitted", shown);
       });
     }
+    function got(text) { return " (got " + (text.trim() === "" ? "nothing" : JSON.stringify(text)) + ")."; }
+    // Above its box's max, an input is refused too: the browser enforces a number box's range only on
+    // a form it submits, and a side of 1e200 read "≈ Infinity years", calls of 1e308 hung the tab.
+    function atMost(name, number, unit) {
+      var high = Number(form.elements[name].max);
+      if (form.elements[name].max !== "" && number > high) {
+        throw new RangeError(labels[name] + " must be at most " + high.toLocaleString("en") + unit +
+                             got(form.elements[name].value));
+      }
+      return number;
+    }
     function costS(model, name) {
       var box = form.elements[name], text = box.value, number = Number(text);
       if (text === box.getAttribute("data-fitted")) return null;
       if (text.trim() === "" || !isFinite(number) || number <= 0) {
-        throw new RangeError(labels[name] + " must be a number of µs above 0 (got " +
-                             (text.trim() === "" ? "nothing" : JSON.stringify(text)) + ").");
+        throw new RangeError(labels[name] + " must be a number of µs above 0" + got(text));
       }
-      return number * 1e-6;
+      return atMost(name, number, " µs") * 1e-6;
     }
-    // An input the model cannot take (empty, not a number, below 1) is refused with a message,
-    // never quietly read as 1.
+    // An input the model cannot take (empty, not a number, below 1, above its box's max) is refused
+    // with a message, never quietly read as another value.
     function value(name) {
       var text = form.elements[name].value, number = Number(text);
       if (text.trim() === "" || !isFinite(number) || number < 1) {
-        throw new RangeError(labels[name] + " must be a number of at least 1 (got " +
-                             (text.trim() === "" ? "nothing" : JSON.stringify(text)) + ").");
+        throw new RangeError(labels[name] + " must be a number of at least 1" + got(text));
       }
-      return number;
+      return atMost(name, number, "");
+    }
+    // What every output says before the first figures: a refused input brings it back, so that no
+    // figure of earlier inputs stays on screen beside the message.
+    var outputs = Array.prototype.map.call(container.querySelectorAll("output"), function (output) {
+      return [output, output.textContent];
+    });
+    function refuse(status, message) {
+      status.textContent = message;
+      status.setAttribute("data-error", "yes");
+      outputs.forEach(function (blank) { show(blank[0], blank[1], null); });
+      container.querySelector("svg").innerHTML = "";
+    }
+    function finite(p) {
+      var numbers = [p.speedupGraph, p.speedupXla];
+      ["perCall", "total", "bandPerCall", "bandTotal"].forEach(function (part) {
+        MODES.forEach(function (mode) { numbers.push(p[part][mode]); });
+      });
+      return numbers.every(isFinite);
     }
     function update() {
       var model = params.runners[runner.value];
@@ -272,14 +307,17 @@
         ops = value("ops"); side = value("side"); calls = Math.round(value("calls"));
         model = withReaderCosts(model, costS(model, "call_us"), costS(model, "op_us"));
       } catch (error) {
-        status.textContent = error.message;
-        status.setAttribute("data-error", "yes");
+        refuse(status, error.message);
+        return;
+      }
+      var elements = side * side;
+      var p = predict(model, ops, elements, calls);
+      if (!finite(p)) {  // within every range this cannot happen; a figure of Infinity or NaN must not show
+        refuse(status, "These inputs are beyond what the simulator can compute.");
         return;
       }
       status.removeAttribute("data-error");
       status.textContent = "";
-      var elements = side * side;
-      var p = predict(model, ops, elements, calls);
       function out(name) { return container.querySelector('output[name="' + name + '"]'); }
       MODES.forEach(function (mode) {
         show(out("per_call_" + mode), "≈ " + formatTime(p.perCall[mode]), p.perCall[mode]);
