@@ -273,3 +273,11 @@ def test_a_ratio_of_two_independent_ratios_joins_their_intervals():
     # Each end reaches √2 as far as each interval on the log scale (both reach 1.25× either way).
     assert found.low == pytest.approx(0.5 / 1.25 ** 2 ** 0.5) and found.high == pytest.approx(0.5 * 1.25 ** 2 ** 0.5)
     assert ratio_of_independent(new, intervals.Ratio(10.0, 9.0, 11.0, 1)).one_process
+
+
+def test_control_characters_a_file_carries_never_reach_the_terminal(tmp_path):
+    old = write_results(results(), tmp_path / "old")
+    hostile = dataclasses.replace(results(), environment={**results().environment, "cpu_model": "Evil\x1b[2J CPU"})
+    new = write_results(hostile, tmp_path / "new")
+    out = run_cli("compare", str(old), str(new)).stdout
+    assert "\x1b" not in out and "Evil?[2J CPU" in out and "machines differ: Test CPU" in out

@@ -15,8 +15,8 @@ import pytest
 
 from conftest import PASSING_EXAMPLE, run_cli
 from tfspeedlab.core.spec.workload import Case, Workload
-from tfspeedlab.harness.estimate import (STARTUP_FORKED_S, STARTUP_FRESH_S, Estimate, estimate, format_duration,
-                                         read_estimate, write_estimate)
+from tfspeedlab.harness.estimate import (STARTUP_FORKED_S, STARTUP_FRESH_S, ExampleEstimate, estimate,
+                                         format_duration, read_estimate, write_estimate)
 from tfspeedlab.harness.progress import RunProgress
 from tfspeedlab.history.command import history_progress
 
@@ -68,7 +68,7 @@ def test_an_unreadable_or_missing_estimate_is_no_estimate(tmp_path):
     for text in ("{", "[]", '{"seconds": "soon"}', '{"seconds": -1}', '{"seconds": NaN}'):
         (tmp_path / "bad.json").write_text(text)
         assert read_estimate(tmp_path / "bad.json") is None, text
-    write_estimate(tmp_path / "good.json", Estimate(1.0, 2, 6, 4, 8.0))
+    write_estimate(tmp_path / "good.json", ExampleEstimate(1.0, 2, 6, 4, 8.0))
     assert read_estimate(tmp_path / "good.json") == 1.0 * 6 + 4 * 8.0
 
 
@@ -110,7 +110,7 @@ def test_on_a_pipe_the_progress_is_lines_and_the_estimate_comes_from_the_workers
     progress = RunProgress(2, stream=stream, clock=clock, estimates_dir=tmp_path)
     clock.now += 65
     progress.started("demo", 1, "Demo")
-    write_estimate(progress.estimate_file("demo"), Estimate(2.0, 3, 9, 4, 8.0))
+    write_estimate(progress.estimate_file("demo"), ExampleEstimate(2.0, 3, 9, 4, 8.0))
     clock.now += 30
     assert progress.finished("demo", "ok", 30.0) == "ok in 30 s (estimate 50 s)"
     progress.close()
@@ -125,7 +125,7 @@ def test_on_a_terminal_a_status_row_is_redrawn_in_place_below_the_scrolling_line
     with os.fdopen(terminal, "w", encoding="utf-8") as stream:
         progress = RunProgress(3, stream=stream, clock=clock, estimates_dir=tmp_path)
         progress.started("demo", 2, "Demo")
-        write_estimate(progress.estimate_file("demo"), Estimate(2.0, 3, 9, 4, 8.0))
+        write_estimate(progress.estimate_file("demo"), ExampleEstimate(2.0, 3, 9, 4, 8.0))
         clock.now += 0.5
         progress.tick()  # within a second of the last drawing: not redrawn yet
         clock.now += 41
@@ -148,8 +148,8 @@ def test_on_a_terminal_a_status_row_is_redrawn_in_place_below_the_scrolling_line
 
 def test_a_history_says_how_long_the_releases_still_to_run_should_take(tmp_path):
     assert history_progress(75, 3, tmp_path) == "1 min 15 s into the history"
-    write_estimate(tmp_path / "releases.json", Estimate(1.0, 10, 30, 4, 8.0))  # 62 s
-    write_estimate(tmp_path / "memory.json", Estimate(1.0, 5, 5, 1, 8.0))  # 13 s
+    write_estimate(tmp_path / "releases.json", ExampleEstimate(1.0, 10, 30, 4, 8.0))  # 62 s
+    write_estimate(tmp_path / "memory.json", ExampleEstimate(1.0, 5, 5, 1, 8.0))  # 13 s
     (tmp_path / "broken.json").write_text("{")
     assert history_progress(75, 3, tmp_path) == (
         "1 min 15 s into the history; about 3 min 45 s to go: 3 release runs × 1 min 15 s, the examples' estimate "

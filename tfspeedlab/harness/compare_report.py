@@ -9,6 +9,7 @@ module; a side timed in one process gets figures and no verdict.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from tfspeedlab.core.stats.intervals import Ratio
@@ -80,7 +81,8 @@ def _failing_line(comparison: Comparison, percent: float) -> str:
 
 def text_report(comparison: Comparison, show_times: bool = False, fail_percent: float | None = None) -> str:
     lines = []
-    for name, path, side in (("old", comparison.old_path, comparison.old), ("new", comparison.new_path, comparison.new)):
+    sides = (("old", comparison.old_path, comparison.old), ("new", comparison.new_path, comparison.new))
+    for name, path, side in sides:
         lines.append(f"{name}: {path}")
         lines += [f"  {line}" for line in side.lines()]
     lines += comparison.differences.lines()
@@ -101,7 +103,13 @@ def text_report(comparison: Comparison, show_times: bool = False, fail_percent: 
     lines += ["", _summary_line(comparison)]
     if fail_percent is not None:
         lines.append(_failing_line(comparison, fail_percent))
-    return "\n".join(lines)
+    return "\n".join(_without_controls(line) for line in "\n".join(lines).split("\n"))
+
+
+def _without_controls(line: str) -> str:
+    """A line with every control character (an escape sequence a results file's label or CPU name might
+    carry) shown as "?": a file read from elsewhere must not drive the reader's terminal."""
+    return "".join("?" if unicodedata.category(character) == "Cc" else character for character in line)
 
 
 def _ratio_json(found: Ratio) -> dict[str, Any]:

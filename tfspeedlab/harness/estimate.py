@@ -32,7 +32,7 @@ STARTUP_FORKED_S = 2.0
 
 
 @dataclass(frozen=True)
-class Estimate:
+class ExampleEstimate:
     """An example's declared cost: see the module's note for the sum."""
 
     budget_s: float
@@ -61,7 +61,8 @@ def _counted(count: int, one: str, many: str) -> str:
     return f"{count} {one if count == 1 else many}"
 
 
-def estimate(workload: Workload, quick: bool, processes: int | None = None, forked: bool = False) -> Estimate:
+def estimate(workload: Workload, quick: bool, processes: int | None = None,
+             forked: bool = False) -> ExampleEstimate:
     """The estimate for ``workload`` as ``isolation.measure`` will run it: in the worker's own process
     where no case needs a process of its own and each runs once, else in one child per group per round."""
     fallback = processes or default_rounds(quick)
@@ -70,11 +71,11 @@ def estimate(workload: Workload, quick: bool, processes: int | None = None, fork
     if workload.processes or any(count > 1 for count in rounds.values()):
         started += sum(1 for round_number in range(1, max(rounds.values()) + 1) for group in workload.groups
                        if any(case.process == group and rounds[case.label] >= round_number for case in workload.cases))
-    return Estimate(workload.budget_s, len(workload.cases), sum(rounds.values()), started,
+    return ExampleEstimate(workload.budget_s, len(workload.cases), sum(rounds.values()), started,
                     STARTUP_FORKED_S if forked else STARTUP_FRESH_S)
 
 
-def write_estimate(path: Path, found: Estimate) -> None:
+def write_estimate(path: Path, found: ExampleEstimate) -> None:
     write_json_atomic(path, {**asdict(found), "seconds": found.seconds, "explained": found.explained()})
 
 

@@ -111,7 +111,8 @@ def differences(pairs: Sequence[tuple[ResultsFile, ResultsFile]], old: Environme
     """What differs between the sides: the CPU of any pair of files (named so that two models of one
     name read apart), then software versions, run size and processes a case."""
     names = CpuNames.of(results.environment for pair in pairs for results in pair)
-    machines = _distinct(f"{names.with_sets(before.environment)} (old) against {names.with_sets(after.environment)} (new)"
+    machines = _distinct(f"{names.with_sets(before.environment)} (old) against "
+                         f"{names.with_sets(after.environment)} (new)"
                          for before, after in pairs if not same_cpu(before.environment, after.environment))
     others = []
     for what, before, after in (("TensorFlow", old.tensorflow, new.tensorflow), ("Keras", old.keras, new.keras)):
