@@ -84,16 +84,17 @@ def test_a_quick_run_on_a_pipe_prints_one_line_per_example_its_estimate_and_its_
     assert "\r" not in printed and "\x1b" not in printed  # nothing redrawn in a log
     starts = [line for line in printed.splitlines() if re.match(r"\[\d/2\] ", line)]
     assert len(starts) == 2, printed
-    assert re.fullmatch(r"\[1/2\] passing: Passing \(\d+ s into the run\)", starts[0]), starts
+    assert re.fullmatch(r"\[1/2\] passing: A passing example \(\d+ s into the run\)", starts[0]), starts
     assert re.fullmatch(r"\[2/2\] grouped: Grouped \(\d+ s into the run\)", starts[1]), starts
     # The worker's estimate, as worked out from what the example declares (forked processes: a quick run).
     grouped = 0.05 * 3 + 4 * STARTUP_FORKED_S
     assert (f"  grouped: estimate about {format_duration(grouped)} (0.05 s budget × 3 case-runs, 2 cases over "
             f"their processes, + 4 processes × {STARTUP_FORKED_S:g} s start-up)") in printed
-    assert "  passing: estimate about 2 s (0.05 s budget × 1 case-run, 1 case in 1 process, + 1 process × 2 s " \
-           "start-up)" in printed
+    passing = 0.05 + STARTUP_FORKED_S
+    assert (f"  passing: estimate about {format_duration(passing)} (0.05 s budget × 1 case-run, 1 case in 1 process, "
+            f"+ 1 process × {STARTUP_FORKED_S:g} s start-up)") in printed
     summary = printed.split("summary (")[1]
-    assert re.search(r"  passing: ok in \d+ s \(estimate 2 s\)", summary), summary
+    assert re.search(rf"  passing: ok in \d+ s \(estimate {format_duration(passing)}\)", summary), summary
     assert re.search(rf"  grouped: ok in \d+ s \(estimate {format_duration(grouped)}\)", summary), summary
 
 

@@ -9,7 +9,8 @@ workload, warming its cases up and calibrating their blocks. So
     estimate = budget_s × case-runs (each case × the processes it is timed in)
                + processes started × start-up allowance
 
-An estimate, not a promise: first calls are not declared (an XLA compile can take minutes), and a
+An estimate, not a promise: first calls are not declared (an XLA compile can take minutes), nor is
+work an example does besides its timed blocks (the memory example's loops of calls), and a
 busy machine stretches everything. The worker works it out once the example's workload is built and
 hands it to the supervisor (``write_estimate``), which shows it beside the time spent.
 """
@@ -28,7 +29,7 @@ from tfspeedlab.harness.isolation import default_rounds
 # A fresh interpreter: Python, the TensorFlow import (4–5 s here), building the workload and warming up.
 STARTUP_FRESH_S = 8.0
 # A process forked from one that imported TensorFlow already (a quick run's): building and warming up.
-STARTUP_FORKED_S = 2.0
+STARTUP_FORKED_S = 4.0
 
 
 @dataclass(frozen=True)
