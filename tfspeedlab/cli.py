@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -15,15 +16,14 @@ from tfspeedlab.core.results.merge import MergeError, merge_results
 from tfspeedlab.core.results.pool import PoolError, pool_trees
 from tfspeedlab.core.results.schema import ResultsFileError
 from tfspeedlab.core.spec.releases import UnknownReleaseError, parse_selection
-from tfspeedlab.core.stats.summary import text_columns
-from tfspeedlab.core.units import format_time
-from tfspeedlab.core.wording import format_change
 from tfspeedlab.diagnosis import command as diagnose_command
 from tfspeedlab.diagnosis.codec import pooled_block
 from tfspeedlab.harness import catalog, launch, machine, supervisor
-from tfspeedlab.harness.compare import CompareError, compare
+from tfspeedlab.harness import compare_report
+from tfspeedlab.harness.compare import CompareError, compare_runs, slowed
 from tfspeedlab.harness.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NO_GPU, EXIT_USAGE, UsageError
 from tfspeedlab.harness.machine import RUNNER_CHOICES, hide_gpus_for
+from tfspeedlab.harness.progress import RunProgress
 from tfspeedlab.harness.worker import terminate_as_interrupt
 from tfspeedlab.history import environments
 from tfspeedlab.history.command import HistoryInterrupted, HistoryOptions, run_history
@@ -187,10 +187,17 @@ def _parser() -> argparse.ArgumentParser:
     merge.set_defaults(handler=_merge)
 
     compare = commands.add_parser(
-        "compare", help="per case, how a new run differs from an old one, with a 95%% interval (as benchstat)"
-    )
+        "compare", help="how a new run differs from an old one, with 95%% intervals (as benchstat and pyperf "
+                        "compare_to): case by case on one machine; across machines, the speed-ups within each example")
     compare.add_argument("old", type=Path, metavar="OLD", help="a results file, a results root or one runner's folder")
     compare.add_argument("new", type=Path, metavar="NEW", help="the same, for the run to compare with OLD")
+    compare.add_argument("--times", action="store_true",
+                         help="where the machines differ, also show the raw-time changes (they lead on one machine)")
+    compare.add_argument("--json", action="store_true", help="print the comparison as JSON instead of tables")
+    compare.add_argument("--fail-on-slower", nargs="?", const=0.0, type=_percent, metavar="PCT",
+                         help="exit 1 where a comparison the report leads with is significantly slower, by PCT%% or "
+                              "more (--fail-on-slower=5; alone: by any amount): for CI. A side timed in one "
+                              "process gives no verdict, so it fails nothing")
     compare.set_defaults(handler=_compare)
     return parser
 
@@ -206,6 +213,13 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _percent(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a percentage of at least 0, got {text}")
     return value
 
 
@@ -290,17 +304,15 @@ def _list_paths(*groups: tuple[str, list[Path], str]) -> None:
 
 def _compare(options: argparse.Namespace) -> int:
     try:
-        changes = compare(options.old, options.new)
+        comparison = compare_runs(options.old, options.new)
     except (CompareError, ResultsFileError) as error:
         raise UsageError(str(error)) from None
-    rows = [("Case", "Old", "New", "New against old [95% interval]")]
-    for change in changes:
-        rows.append((f"{change.runner}/{change.example} · {change.case}", format_time(change.old_s),
-                     format_time(change.new_s), format_change(change.change)))
-    print(text_columns(rows))
-    significant = sum(change.significant for change in changes)
-    print(f"\n{significant} of {len(changes)} cases differ significantly "
-          "(times: the 10th percentile of all blocks, every process pooled)")
+    if options.json:
+        print(json.dumps(compare_report.json_report(comparison, options.times, options.fail_on_slower), indent=2))
+    else:
+        print(compare_report.text_report(comparison, options.times, options.fail_on_slower))
+    if options.fail_on_slower is not None and slowed(comparison.leading, options.fail_on_slower):
+        return EXIT_FAILED
     return 0
 
 
@@ -331,21 +343,24 @@ def _run(options: argparse.Namespace) -> int:
     jobs = _jobs(options, fork)
     outcomes: dict[str, str] = {}
     numbers = {script.name: index for index, script in enumerate(scripts, start=1)}
+    progress = RunProgress(len(scripts), clock=time.perf_counter, began=suite_start)
 
     def announce(script: catalog.ExampleScript) -> None:
-        print(f"[{numbers[script.name]}/{len(scripts)}] {script.name}: {script.title}", file=sys.stderr, flush=True)
+        progress.started(script.name, numbers[script.name], script.title)
 
     try:
         for script, outcome, seconds in supervisor.run_examples(
                 scripts, lambda script: _worker_argv(script, options), options.out, options.runner, timeout_s,
-                fork=fork, jobs=jobs, announce=announce):
+                fork=fork, jobs=jobs, announce=announce, progress=progress):
             if outcome.no_gpu:
                 return EXIT_NO_GPU
-            outcomes[script.name] = f"{outcome.status} in {seconds:.1f} s"
+            outcomes[script.name] = progress.finished(script.name, outcome.status, seconds)
     except supervisor.Interrupted as interrupt:
         outcomes.update(interrupt.outcomes)
         _summary(outcomes, suite_start, [script.name for script in scripts])
         return EXIT_INTERRUPTED
+    finally:
+        progress.close()
     _summary(outcomes, suite_start, [script.name for script in scripts])
     return 0 if all(outcome.startswith(("ok", "skipped")) for outcome in outcomes.values()) else 1
 

@@ -222,6 +222,15 @@ def time_ratio_word(found: Ratio) -> str:
 ONE_PROCESS_NOTE = "¹ Timed in one process: times only, no verdict. A verdict needs two processes or more."
 
 
+def verdict_counts(counts: dict[Verdict | None, int]) -> str:
+    """How many comparisons read each way, every verdict named: ``2 faster, 1 slower, 3 the same,
+    0 inconclusive here``; with ``, 4 with no verdict (one process: times only)`` where ``counts[None]``
+    says some were timed in one process."""
+    text = ", ".join(f"{counts.get(word, 0)} {word}" for word in Verdict)
+    missing = counts.get(None, 0)
+    return text + (f", {missing} with no verdict ({ONE_PROCESS})" if missing else "")
+
+
 def across_cpu_models(speedups: list[tuple[str, Ratio]]) -> str:
     """One speed-up on several CPU models (each named): ``9.85× to 26.4× faster on 4 CPU models``
     where every model's verdict says the same (one run each: the committed run on its model, the

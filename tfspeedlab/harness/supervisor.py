@@ -25,6 +25,7 @@ from tfspeedlab.core.results.store import results_path, write_failure
 from tfspeedlab.harness import launch, machine
 from tfspeedlab.harness.catalog import ExampleScript
 from tfspeedlab.harness.exits import EXIT_FAILED, EXIT_NO_GPU, EXIT_SKIPPED
+from tfspeedlab.harness.progress import RunProgress
 
 # Defaults per example: far above the slowest example here (a full tf1_vs_tf2,
 # about 50 minutes on 2 cores; a quick one, 90 seconds), far below a CI job's limit.
@@ -121,11 +122,14 @@ def interrupt(running: Running, *, already_signalled: bool = False) -> str:
 def run_examples(scripts: list[ExampleScript], worker_argv: Callable[[ExampleScript], list[str]], out: Path,
                  runner: str, timeout_s: float, *, fork: bool = False, jobs: int = 1,
                  announce: Callable[[ExampleScript], None] = lambda script: None,
+                 progress: RunProgress | None = None,
                  ) -> Iterator[tuple[ExampleScript, Outcome, float]]:
     """Run every example, at most ``jobs`` at a time, yielding (script, outcome, seconds) as each ends.
 
     One example's failure or timeout never stops the others. On Ctrl-C every running example
     gets the interrupt and unwinds, and ``Interrupted`` says what became of each one's results.
+    With ``progress``, each worker writes its estimate where ``progress`` reads it, and the
+    progress is brought up to date while the examples run.
     """
     waiting, running = list(scripts), []
     try:
@@ -133,12 +137,17 @@ def run_examples(scripts: list[ExampleScript], worker_argv: Callable[[ExampleScr
             while waiting and len(running) < jobs:
                 script = waiting.pop(0)
                 announce(script)
-                running.append(start_example(script, worker_argv(script), out, timeout_s, fork=fork))
+                argv = worker_argv(script)
+                if progress is not None:
+                    argv = [*argv, "--estimate-to", str(progress.estimate_file(script.name))]
+                running.append(start_example(script, argv, out, timeout_s, fork=fork))
             for entry in list(running):
                 outcome = finished(entry, out, runner, timeout_s)
                 if outcome is not None:
                     running.remove(entry)
                     yield entry.script, outcome, time.monotonic() - entry.started
+            if progress is not None:
+                progress.tick()
             if running:
                 time.sleep(_POLL_S)
     except KeyboardInterrupt:

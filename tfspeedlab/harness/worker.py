@@ -17,9 +17,10 @@ from pathlib import Path
 from tfspeedlab.core.results import artifacts
 from tfspeedlab.core.results.schema import to_dict
 from tfspeedlab.core.results.store import write_failure, write_json_atomic, write_results
-from tfspeedlab.core.spec.workload import SkipExample
+from tfspeedlab.core.spec.workload import SkipExample, Workload
 from tfspeedlab.harness import catalog, launch, machine
 from tfspeedlab.harness.cases import run_workload
+from tfspeedlab.harness.estimate import estimate, write_estimate
 from tfspeedlab.harness.exits import EXIT_FAILED, EXIT_NO_GPU, EXIT_SKIPPED
 from tfspeedlab.harness.isolation import default_rounds, measure
 from tfspeedlab.harness.machine import RUNNER_CHOICES, NoGPUError, hide_gpus_for, resolve_runner
@@ -39,6 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, help="runs per case, for cases that do not set their own")
     parser.add_argument("--only", action="append", default=[], metavar="PARAM=VALUE",
                         help="time only the cases whose parameter PARAM reads VALUE (repeatable)")
+    parser.add_argument("--estimate-to", type=Path, metavar="FILE",
+                        help="write the run's estimate (its budget × cases × processes, plus start-up) here once the "
+                             "workload is built, for the progress display (set by the harness)")
     options = parser.parse_args(argv)
     wanted = dict(item.split("=", 1) for item in options.only)
     if (options.partial is None) == (options.out is None) or (options.process is not None and options.partial is None):
@@ -73,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         workload = script.load().workload(quick=options.quick).only(wanted)
         if workload.name != script.name:
             raise ValueError(f"{script.path} builds a workload named {workload.name!r}; it must be {script.name!r}")
+        announce_estimate(script.name, workload, options)
         results = measure(script.path, workload, runner, options.quick, options.processes)
         path = write_results(results, options.out)
         artifacts.publish(staging, options.out, runner, script.name)
@@ -90,6 +95,18 @@ def main(argv: list[str] | None = None) -> int:
         artifacts.discard(staging)  # unless published: a skip, a failure or Ctrl-C keeps the old files
     print(f"  {script.name} → {path}", file=sys.stderr)
     return 0
+
+
+def announce_estimate(name: str, workload: Workload, options: argparse.Namespace) -> None:
+    """Say how long the run should take and how that was worked out; hand it to the supervisor."""
+    found = estimate(workload, options.quick, options.processes,
+                     forked=options.quick and not launch.cold_start_requested())
+    print(f"  {name}: estimate {found.explained()}", file=sys.stderr, flush=True)
+    if options.estimate_to is not None:
+        try:
+            write_estimate(options.estimate_to, found)
+        except OSError:  # an estimate is never worth failing an example for
+            pass
 
 
 def exit_description(exit_: SystemExit) -> str:

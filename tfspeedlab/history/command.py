@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,7 +25,9 @@ from tfspeedlab.core.results.pool import pool
 from tfspeedlab.core.results.schema import FAILURE_SUFFIX, ResultsFileError, to_dict
 from tfspeedlab.core.results.store import MAX_FAILURE_TEXT, load_results, write_json_atomic
 from tfspeedlab.core.spec.releases import Release
+from tfspeedlab.harness.estimate import format_duration, read_estimate
 from tfspeedlab.harness.machine import utc_now
+from tfspeedlab.harness.progress import ESTIMATES_VARIABLE
 from tfspeedlab.history import environments
 from tfspeedlab.history.environments import EnvironmentBuildError
 
@@ -71,26 +74,46 @@ class HistoryInterrupted(KeyboardInterrupt):
 
 def run_history(releases: list[Release], options: HistoryOptions,
                 log: Callable[[str], None] = print) -> list[ReleaseOutcome]:
-    """Every release in turn, ``options.passes`` times; ``HistoryInterrupted`` (with what was done) on Ctrl-C."""
+    """Every release in turn, ``options.passes`` times; ``HistoryInterrupted`` (with what was done) on Ctrl-C.
+
+    Each release's line says how long the history has run and, once a release's run has reported
+    its examples' estimates (``harness/estimate.py``), about how long the releases still to run take."""
     outcomes: list[ReleaseOutcome] = []
     total = len(releases) * options.passes
-    for pass_number in range(1, options.passes + 1):
-        order = releases if pass_number % 2 else releases[::-1]
-        for release in order:
-            sitting = f", pass {pass_number}/{options.passes}" if options.passes > 1 else ""
-            log(f"[{len(outcomes) + 1}/{total}] TensorFlow {release.name}{sitting}")
-            started = time.monotonic()
-            try:
-                status = _run_release(release, options, log, pool_with_earlier=pass_number > 1)
-            except KeyboardInterrupt:
-                outcomes.append(ReleaseOutcome(release, "interrupted", time.monotonic() - started, pass_number))
-                raise HistoryInterrupted(outcomes) from None
-            outcomes.append(ReleaseOutcome(release, status, time.monotonic() - started, pass_number))
+    began = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="tfspeedlab-estimates-") as estimates:
+        for pass_number in range(1, options.passes + 1):
+            order = releases if pass_number % 2 else releases[::-1]
+            for release in order:
+                sitting = f", pass {pass_number}/{options.passes}" if options.passes > 1 else ""
+                log(f"[{len(outcomes) + 1}/{total}] TensorFlow {release.name}{sitting} "
+                    f"({history_progress(time.monotonic() - began, total - len(outcomes), Path(estimates))})")
+                started = time.monotonic()
+                try:
+                    status = _run_release(release, options, log, pool_with_earlier=pass_number > 1,
+                                          estimates=Path(estimates))
+                except KeyboardInterrupt:
+                    outcomes.append(ReleaseOutcome(release, "interrupted", time.monotonic() - started, pass_number))
+                    raise HistoryInterrupted(outcomes) from None
+                outcomes.append(ReleaseOutcome(release, status, time.monotonic() - started, pass_number))
     return outcomes
 
 
+def history_progress(elapsed_s: float, left: int, estimates: Path) -> str:
+    """``25 min into the history; about 1 h 40 min to go: 8 releases × 12 min 30 s, …``: the releases
+    still to run, each at the sum of the estimates the last release's examples reported."""
+    found = [seconds for path in sorted(estimates.glob("*.json")) if (seconds := read_estimate(path)) is not None]
+    spent = f"{format_duration(elapsed_s)} into the history"
+    if not found:
+        return spent
+    per_release = sum(found)
+    return (f"{spent}; about {format_duration(left * per_release)} to go: {left} release run"
+            f"{'s' if left > 1 else ''} × {format_duration(per_release)}, the examples' estimate on the last one, "
+            "building environments not included")
+
+
 def _run_release(release: Release, options: HistoryOptions, log: Callable[[str], None],
-                 pool_with_earlier: bool = False) -> str:
+                 pool_with_earlier: bool = False, estimates: Path | None = None) -> str:
     target = release_folder(options.out, options.runner, release)
     try:
         environment = environments.ensure(release, options.runner, options.envs_dir, log)
@@ -105,7 +128,7 @@ def _run_release(release: Release, options: HistoryOptions, log: Callable[[str],
     staging = history_dir(options.out, options.runner) / f"{_STAGING_PREFIX}{release.folder}-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     try:
-        code = _run_child(environment, options, staging)
+        code = _run_child(environment, options, staging, estimates)
     finally:
         # Whatever the child finished is kept, even on Ctrl-C; the rest of the staging goes.
         published = _publish(staging / options.runner, target, environment.record, pool_with_earlier)
@@ -117,7 +140,8 @@ def _run_release(release: Release, options: HistoryOptions, log: Callable[[str],
     return "ok" if code == 0 else f"failed (exit {code}; see the messages above)"
 
 
-def _run_child(environment: environments.Environment, options: HistoryOptions, staging: Path) -> int:
+def _run_child(environment: environments.Environment, options: HistoryOptions, staging: Path,
+               estimates: Path | None = None) -> int:
     command = [str(environment.python), "-m", "tfspeedlab", *_examples_option(options), "run", *options.examples,
                "--runner", options.runner, "--out", str(staging)]
     if options.quick:
@@ -130,7 +154,9 @@ def _run_child(environment: environments.Environment, options: HistoryOptions, s
     # The environment has TensorFlow and NumPy but not this package: it comes from this checkout.
     package_root = str(Path(__file__).resolve().parents[2])  # the folder holding tfspeedlab/
     path = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
-    child = subprocess.Popen(command, env={**os.environ, "PYTHONPATH": path})
+    # The run leaves its examples' estimates where this history reads them (``history_progress``).
+    reported = {ESTIMATES_VARIABLE: str(estimates)} if estimates is not None else {}
+    child = subprocess.Popen(command, env={**os.environ, "PYTHONPATH": path, **reported})
     try:
         return child.wait()
     except KeyboardInterrupt:
