@@ -12,7 +12,7 @@ import json
 
 import pytest
 import tensorflow as tf
-from conftest import synthetic_results
+from conftest import run_cli, synthetic_results
 
 from tfspeedlab.cli import main
 from tfspeedlab.core.measure import timer
@@ -230,6 +230,25 @@ def inputs_raise():
 def inputs_of_the_wrong_kind():
     return 42
 '''
+# Functions that leave a thread running (no daemon, waiting for ever): only ever run in a process of their own.
+LEAVES_A_THREAD = SAMPLE + '''
+import threading
+
+STARTED = []
+
+def start_a_thread():
+    if not STARTED:
+        STARTED.append(threading.Thread(target=threading.Event().wait, name="the reader's worker"))
+        STARTED[0].start()
+
+def leaves_a_thread_running(x):
+    start_a_thread()
+    return many_small_ops(x)
+
+def leaves_a_thread_and_raises(x):
+    start_a_thread()
+    raise RuntimeError("boom after starting a thread")
+'''
 
 
 @pytest.fixture
@@ -273,6 +292,20 @@ def test_ctrl_c_in_the_command_prints_what_was_measured_and_exits_130(sample, mo
     out = capsys.readouterr().out
     assert "Verdict: Wrap it in tf.function" in out and "Interrupted: these are the blocks timed so far." in out
     assert "Not measured: retracing probe (interrupted)" in out
+
+
+@pytest.mark.parametrize("function, code, said", [
+    ("leaves_a_thread_running", 0, "Verdict: "),
+    ("leaves_a_thread_and_raises", 2, "raised RuntimeError when called with the inputs: boom after starting a thread"),
+])
+def test_the_command_ends_whatever_threads_the_function_left_running(tmp_path, function, code, said):
+    target = tmp_path / "threads_left.py"
+    target.write_text(LEAVES_A_THREAD)
+    # A fresh process: Python's wait for the thread at exit is what hung. The timeout is that hang's only bound.
+    completed = run_cli("diagnose", f"{target}:{function}", "--inputs", f"{target}:make_inputs", "--budget", "3",
+                        timeout=300)
+    assert completed.returncode == code, completed.stderr[-2000:]
+    assert said in completed.stdout + completed.stderr
 
 
 def test_html_and_markdown_reports_are_written_to_keep(sample, tmp_path, capsys, without_profiler):

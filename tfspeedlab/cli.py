@@ -23,7 +23,8 @@ from tfspeedlab.diagnosis import command as diagnose_command
 from tfspeedlab.diagnosis.codec import pooled_block
 from tfspeedlab.harness import catalog, launch, machine, supervisor
 from tfspeedlab.harness.compare import CompareError, compare
-from tfspeedlab.harness.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NO_GPU, EXIT_USAGE, UsageError
+from tfspeedlab.harness.exits import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NO_GPU, EXIT_USAGE, UsageError,
+                                      end_past_leftover_threads)
 from tfspeedlab.harness.isolation import default_rounds
 from tfspeedlab.harness.machine import RUNNER_CHOICES, hide_gpus_for
 from tfspeedlab.harness.worker import terminate_as_interrupt
@@ -36,6 +37,16 @@ HISTORY_EXAMPLES = ("releases",)
 
 
 def main(argv: list[str] | None = None) -> int:
+    code = _command(argv)
+    if argv is None:
+        # Run as the program (the console script and ``python -m tfspeedlab`` give no argv): a thread
+        # the reader's code started and never stopped (``diagnose`` runs it in this process) must
+        # not keep the process alive after its report, as Python's wait for it at exit would.
+        end_past_leftover_threads(code)
+    return code
+
+
+def _command(argv: list[str] | None) -> int:
     parser = _parser()
     options = parser.parse_args(argv)
     if options.command is None:

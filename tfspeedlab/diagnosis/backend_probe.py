@@ -26,6 +26,7 @@ from tfspeedlab.diagnosis.model import (DEFAULT_LEARNING_RATE, DEFAULT_LOSS, inp
                                         training_setup)
 from tfspeedlab.diagnosis.model_core import FROM_TFSPEEDLAB
 from tfspeedlab.diagnosis.targets import TargetError, error_line
+from tfspeedlab.harness.exits import end_past_leftover_threads
 
 CALLS = ("predict", "model(x)", "train_on_batch")
 
@@ -98,4 +99,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    end_past_leftover_threads(code)  # a thread the model's code left running must not keep this process alive
+    sys.exit(code)
