@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import signal
 
 import pytest
 import tensorflow as tf
@@ -229,6 +230,14 @@ def inputs_raise():
 
 def inputs_of_the_wrong_kind():
     return 42
+
+def interrupts_itself(x):
+    raise KeyboardInterrupt("raised by the function")
+
+def interrupts_itself_when_traced(x):
+    if not tf.executing_eagerly():
+        raise KeyboardInterrupt("raised by the function")
+    return many_small_ops(x)
 '''
 # Functions that leave a thread running (no daemon, waiting for ever): only ever run in a process of their own.
 LEAVES_A_THREAD = SAMPLE + '''
@@ -277,13 +286,23 @@ def test_several_processes_are_diagnosed_apart_and_pooled(sample, tmp_path, caps
     assert data["environment"]["tensorflow"] == tf.__version__
 
 
-def test_ctrl_c_in_the_command_prints_what_was_measured_and_exits_130(sample, monkeypatch, capsys):
+@pytest.fixture
+def ctrl_c_raises_keyboard_interrupt():
+    """SIGINT handled as Python sets it up in a terminal, whatever this test process inherited (a
+    background job starts with it ignored)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_in_the_command_prints_what_was_measured_and_exits_130(sample, monkeypatch, capsys,
+                                                                      ctrl_c_raises_keyboard_interrupt):
     blocks = []
     time_block = timer.TimedCall.time_block
 
     def interrupted_after_nine(self):
         if len(blocks) == 9:
-            raise KeyboardInterrupt
+            signal.raise_signal(signal.SIGINT)  # the reader's Ctrl-C, as the terminal sends it
         blocks.append(self)
         time_block(self)
 
@@ -292,6 +311,35 @@ def test_ctrl_c_in_the_command_prints_what_was_measured_and_exits_130(sample, mo
     out = capsys.readouterr().out
     assert "Verdict: Wrap it in tf.function" in out and "Interrupted: these are the blocks timed so far." in out
     assert "Not measured: retracing probe (interrupted)" in out
+
+
+@pytest.mark.parametrize("function", ["interrupts_itself", "interrupts_itself_when_traced"])
+def test_a_keyboard_interrupt_the_function_raises_is_its_failure_not_a_ctrl_c(sample, capsys, function,
+                                                                             ctrl_c_raises_keyboard_interrupt):
+    assert main(["diagnose", f"{sample}:{function}", "--inputs", f"{sample}:make_inputs", "--budget", "60"]) == 2
+    error = capsys.readouterr().err
+    assert "raised KeyboardInterrupt: raised by the function of its own (no Ctrl-C came)" in error
+    assert "interrupted" not in error
+
+
+def test_a_keyboard_interrupt_with_no_ctrl_c_behind_it_while_timing_reports_no_blocks(
+        sample, monkeypatch, capsys, ctrl_c_raises_keyboard_interrupt):
+    """Raised in a timed block (where only the function runs) with no SIGINT behind it: not the
+    reader's Ctrl-C (the blocks timed so far, exit 130) but the function's failure, exit 2."""
+    blocks = []
+    time_block = timer.TimedCall.time_block
+
+    def raises_after_nine(self):
+        if len(blocks) == 9:
+            raise KeyboardInterrupt("raised in a timed block")
+        blocks.append(self)
+        time_block(self)
+
+    monkeypatch.setattr(timer.TimedCall, "time_block", raises_after_nine)
+    assert main(["diagnose", f"{sample}:many_small_ops", "--inputs", f"{sample}:make_inputs", "--budget", "60"]) == 2
+    captured = capsys.readouterr()
+    assert "while being timed raised KeyboardInterrupt: raised in a timed block of its own" in captured.err
+    assert "Verdict" not in captured.out
 
 
 @pytest.mark.parametrize("function, code, said", [
