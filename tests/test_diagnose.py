@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import signal
 
 import pytest
 import tensorflow as tf
-from conftest import synthetic_results
+from conftest import run_cli, synthetic_results
 
 from tfspeedlab.cli import main
 from tfspeedlab.core.measure import timer
@@ -229,6 +230,33 @@ def inputs_raise():
 
 def inputs_of_the_wrong_kind():
     return 42
+
+def interrupts_itself(x):
+    raise KeyboardInterrupt("raised by the function")
+
+def interrupts_itself_when_traced(x):
+    if not tf.executing_eagerly():
+        raise KeyboardInterrupt("raised by the function")
+    return many_small_ops(x)
+'''
+# Functions that leave a thread running (no daemon, waiting for ever): only ever run in a process of their own.
+LEAVES_A_THREAD = SAMPLE + '''
+import threading
+
+STARTED = []
+
+def start_a_thread():
+    if not STARTED:
+        STARTED.append(threading.Thread(target=threading.Event().wait, name="the reader's worker"))
+        STARTED[0].start()
+
+def leaves_a_thread_running(x):
+    start_a_thread()
+    return many_small_ops(x)
+
+def leaves_a_thread_and_raises(x):
+    start_a_thread()
+    raise RuntimeError("boom after starting a thread")
 '''
 
 
@@ -258,13 +286,23 @@ def test_several_processes_are_diagnosed_apart_and_pooled(sample, tmp_path, caps
     assert data["environment"]["tensorflow"] == tf.__version__
 
 
-def test_ctrl_c_in_the_command_prints_what_was_measured_and_exits_130(sample, monkeypatch, capsys):
+@pytest.fixture
+def ctrl_c_raises_keyboard_interrupt():
+    """SIGINT handled as Python sets it up in a terminal, whatever this test process inherited (a
+    background job starts with it ignored)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_in_the_command_prints_what_was_measured_and_exits_130(sample, monkeypatch, capsys,
+                                                                      ctrl_c_raises_keyboard_interrupt):
     blocks = []
     time_block = timer.TimedCall.time_block
 
     def interrupted_after_nine(self):
         if len(blocks) == 9:
-            raise KeyboardInterrupt
+            signal.raise_signal(signal.SIGINT)  # the reader's Ctrl-C, as the terminal sends it
         blocks.append(self)
         time_block(self)
 
@@ -273,6 +311,49 @@ def test_ctrl_c_in_the_command_prints_what_was_measured_and_exits_130(sample, mo
     out = capsys.readouterr().out
     assert "Verdict: Wrap it in tf.function" in out and "Interrupted: these are the blocks timed so far." in out
     assert "Not measured: retracing probe (interrupted)" in out
+
+
+@pytest.mark.parametrize("function", ["interrupts_itself", "interrupts_itself_when_traced"])
+def test_a_keyboard_interrupt_the_function_raises_is_its_failure_not_a_ctrl_c(sample, capsys, function,
+                                                                             ctrl_c_raises_keyboard_interrupt):
+    assert main(["diagnose", f"{sample}:{function}", "--inputs", f"{sample}:make_inputs", "--budget", "60"]) == 2
+    error = capsys.readouterr().err
+    assert "raised KeyboardInterrupt: raised by the function of its own (no Ctrl-C came)" in error
+    assert "interrupted" not in error
+
+
+def test_a_keyboard_interrupt_with_no_ctrl_c_behind_it_while_timing_reports_no_blocks(
+        sample, monkeypatch, capsys, ctrl_c_raises_keyboard_interrupt):
+    """Raised in a timed block (where only the function runs) with no SIGINT behind it: not the
+    reader's Ctrl-C (the blocks timed so far, exit 130) but the function's failure, exit 2."""
+    blocks = []
+    time_block = timer.TimedCall.time_block
+
+    def raises_after_nine(self):
+        if len(blocks) == 9:
+            raise KeyboardInterrupt("raised in a timed block")
+        blocks.append(self)
+        time_block(self)
+
+    monkeypatch.setattr(timer.TimedCall, "time_block", raises_after_nine)
+    assert main(["diagnose", f"{sample}:many_small_ops", "--inputs", f"{sample}:make_inputs", "--budget", "60"]) == 2
+    captured = capsys.readouterr()
+    assert "while being timed raised KeyboardInterrupt: raised in a timed block of its own" in captured.err
+    assert "Verdict" not in captured.out
+
+
+@pytest.mark.parametrize("function, code, said", [
+    ("leaves_a_thread_running", 0, "Verdict: "),
+    ("leaves_a_thread_and_raises", 2, "raised RuntimeError when called with the inputs: boom after starting a thread"),
+])
+def test_the_command_ends_whatever_threads_the_function_left_running(tmp_path, function, code, said):
+    target = tmp_path / "threads_left.py"
+    target.write_text(LEAVES_A_THREAD)
+    # A fresh process: Python's wait for the thread at exit is what hung. The timeout is that hang's only bound.
+    completed = run_cli("diagnose", f"{target}:{function}", "--inputs", f"{target}:make_inputs", "--budget", "3",
+                        timeout=300)
+    assert completed.returncode == code, completed.stderr[-2000:]
+    assert said in completed.stdout + completed.stderr
 
 
 def test_html_and_markdown_reports_are_written_to_keep(sample, tmp_path, capsys, without_profiler):

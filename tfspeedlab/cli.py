@@ -14,25 +14,39 @@ from tfspeedlab.core.results import artifacts
 from tfspeedlab.core.results.history import release_folder
 from tfspeedlab.core.results.merge import MergeError, merge_results
 from tfspeedlab.core.results.pool import PoolError, pool_trees
-from tfspeedlab.core.results.schema import ResultsFileError
+from tfspeedlab.core.results.repo import REPO_ROOT
+from tfspeedlab.core.results.schema import MAX_RUNS, RUNNERS, ResultsFileError
 from tfspeedlab.core.spec.releases import UnknownReleaseError, parse_selection
 from tfspeedlab.diagnosis import command as diagnose_command
 from tfspeedlab.diagnosis.codec import pooled_block
 from tfspeedlab.harness import catalog, launch, machine, supervisor
 from tfspeedlab.harness import compare_report
 from tfspeedlab.harness.compare import CompareError, compare_runs, slowed
-from tfspeedlab.harness.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NO_GPU, EXIT_USAGE, UsageError
+from tfspeedlab.harness.exits import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NO_GPU, EXIT_USAGE, UsageError,
+                                      end_past_leftover_threads)
+from tfspeedlab.harness.isolation import default_rounds
 from tfspeedlab.harness.machine import RUNNER_CHOICES, hide_gpus_for
 from tfspeedlab.harness.progress import RunProgress
 from tfspeedlab.harness.worker import terminate_as_interrupt
 from tfspeedlab.history import environments
 from tfspeedlab.history.command import HistoryInterrupted, HistoryOptions, run_history
+from tfspeedlab.site import site_data
 
 # What `tfspeedlab history` runs when no example is named: the moving parts, a few minutes a release.
 HISTORY_EXAMPLES = ("releases",)
 
 
 def main(argv: list[str] | None = None) -> int:
+    code = _command(argv)
+    if argv is None:
+        # Run as the program (the console script and ``python -m tfspeedlab`` give no argv): a thread
+        # the reader's code started and never stopped (``diagnose`` runs it in this process) must
+        # not keep the process alive after its report, as Python's wait for it at exit would.
+        end_past_leftover_threads(code)
+    return code
+
+
+def _command(argv: list[str] | None) -> int:
     parser = _parser()
     options = parser.parse_args(argv)
     if options.command is None:
@@ -82,7 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--quick", action="store_true", help="shrunken workloads and budgets, as in CI")
     run.add_argument("--runner", choices=RUNNER_CHOICES, default="auto",
                      help="results folder to write: cpu hides any GPU; gpu refuses to run without one")
-    run.add_argument("--processes", type=_positive, metavar="N",
+    run.add_argument("--processes", type=_processes, metavar="N",
                      help="fresh processes (runs) per case, where the example does not set its own "
                           "(default: 3 for a full run, 1 with --quick)")
     run.add_argument("--out", type=Path, default=Path("results"),
@@ -121,7 +135,7 @@ def _parser() -> argparse.ArgumentParser:
                          help="measure every release N times, the order reversed each pass, and pool each "
                               "release's processes: a slow stretch of the machine then falls on several "
                               "releases' intervals instead of shifting one release (default: 1)")
-    history.add_argument("--processes", type=_positive, metavar="N", help="as for run")
+    history.add_argument("--processes", type=_processes, metavar="N", help="as for run")
     history.add_argument("--timeout", type=_positive, metavar="SECONDS", help="per example, as for run")
     history.add_argument("--only", action="append", default=[], metavar="PARAM=VALUE", type=_only,
                          help="as for run: time on every release only the cases whose parameter PARAM reads VALUE "
@@ -146,7 +160,7 @@ def _parser() -> argparse.ArgumentParser:
                            help="time the whole diagnosis may take, from the first call of the function to "
                                 "the report (importing TensorFlow and your module come before it); a budget "
                                 "too small for the least a diagnosis does is refused (default: 10)")
-    diagnosis.add_argument("--processes", type=_positive, default=1, metavar="N",
+    diagnosis.add_argument("--processes", type=_processes, default=1, metavar="N",
                            help="diagnose a function in N fresh processes, one after another, and pool them: "
                                 "the intervals then cover how far a fresh process moves (default: 1)")
     diagnosis.add_argument("--threads", action="store_true",
@@ -223,6 +237,16 @@ def _percent(text: str) -> float:
     return value
 
 
+def _processes(text: str) -> int:
+    """Fresh processes per case: at most the runs a results file may hold, refused here rather than
+    by the write after the whole measurement."""
+    value = _positive(text)
+    if value > MAX_RUNS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_RUNS} (the runs per case a results file holds), "
+                                         f"got {value}")
+    return value
+
+
 def _history(options: argparse.Namespace) -> int:
     try:
         releases = parse_selection(options.tf)
@@ -231,6 +255,11 @@ def _history(options: argparse.Namespace) -> int:
     except (UnknownReleaseError, catalog.UnknownExampleError, catalog.ExamplesFolderError) as error:
         raise UsageError(str(error)) from None
     _check_writable(options.out)
+    # Every pass's processes are pooled into one file per release: the file holds all of them.
+    per_pass = options.processes or default_rounds(options.quick)
+    if options.passes * per_pass > MAX_RUNS:
+        raise UsageError(f"--passes {options.passes} of {per_pass} processes each pool {options.passes * per_pass} "
+                         f"runs per case into one file, which holds at most {MAX_RUNS}")
     history_options = HistoryOptions(
         examples=list(names), runner=options.runner, out=options.out,
         envs_dir=options.envs or environments.default_envs_dir(), quick=options.quick,
@@ -324,7 +353,7 @@ def _run(options: argparse.Namespace) -> int:
     if not scripts:
         raise UsageError("no examples found")
     _check_writable(options.out)
-    if options.only and options.out == Path("results"):
+    if options.only and _is_the_pages_results(options.out):
         raise UsageError("--only narrows an example to some of its cases: write it elsewhere with --out, not over "
                          "the results the pages are built from")
     if options.jobs and options.jobs > 1 and not options.quick:
@@ -371,6 +400,27 @@ def _jobs(options: argparse.Namespace, fork: bool) -> int:
     if not fork:
         return 1
     return options.jobs or min(2, os.cpu_count() or 1)
+
+
+def _is_the_pages_results(out: Path) -> bool:
+    """Whether ``out`` is a results tree the pages are built from, however it is written: the
+    working folder's ``results`` (the default), the repository's, or ``$TFSPEEDLAB_RESULTS``; or
+    whether a runner's folder under it is theirs. Compared as folders on disk, so that
+    ``results/../results`` and a symlink to ``results`` are ``results``."""
+    for pages in (Path("results"), REPO_ROOT / "results", site_data.results_root()):
+        if any(_same_folder(out / sub, pages / sub) for sub in ("", *RUNNERS)):
+            return True
+    return False
+
+
+def _same_folder(first: Path, second: Path) -> bool:
+    """Whether two paths name one folder: resolved (``..`` and symlinks followed) or, where both exist,
+    the same file on disk (a bind mount, a case-insensitive file system)."""
+    try:
+        return first.resolve() == second.resolve() or (first.exists() and second.exists()
+                                                       and os.path.samefile(first, second))
+    except (OSError, RuntimeError):  # a symlink loop: no folder a run could write either
+        return False
 
 
 def _check_writable(out: Path) -> None:

@@ -25,7 +25,9 @@ from tfspeedlab.core.results.schema import run_to_dict
 from tfspeedlab.diagnosis.model import (DEFAULT_LEARNING_RATE, DEFAULT_LOSS, input_arrays, load_model, targets,
                                         training_setup)
 from tfspeedlab.diagnosis.model_core import FROM_TFSPEEDLAB
+from tfspeedlab.diagnosis.reader_code import ctrl_c_watched, reader_code
 from tfspeedlab.diagnosis.targets import TargetError, error_line
+from tfspeedlab.harness.exits import end_past_leftover_threads
 
 CALLS = ("predict", "model(x)", "train_on_batch")
 
@@ -89,7 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     options = parser.parse_args(argv)
     try:
-        found = probe(options.model, options.batch, options.budget)
+        # The model's layers are the reader's code: a KeyboardInterrupt they raise is their failure, not Ctrl-C.
+        with ctrl_c_watched(), reader_code(f"{options.model} on this backend"):
+            found = probe(options.model, options.batch, options.budget)
     except TargetError as error:
         print(f"tfspeedlab diagnose: {error}", file=sys.stderr)
         return 2
@@ -98,4 +102,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    end_past_leftover_threads(code)  # a thread the model's code left running must not keep this process alive
+    sys.exit(code)

@@ -4,7 +4,8 @@ progress on stderr, print the report, and keep it as JSON, Markdown or HTML on r
 Every bad input (a missing file or function, a function that raises, exits or touches no
 TensorFlow, inputs that don't fit, a report path it may not write, a budget too small for one call)
 ends with one clear message and exit 2, checked before anything is measured where it can be; Ctrl-C
-prints what was measured so far and exits 130. The report files are written before the report is
+prints what was measured so far and exits 130 (a ``KeyboardInterrupt`` the reader's code raised
+itself is its failure, exit 2). The report files are written before the report is
 printed, so a failing standard output loses none of them.
 """
 
@@ -31,7 +32,7 @@ from tfspeedlab.diagnosis.codec import model_to_json, to_json as diagnosis_to_js
 from tfspeedlab.diagnosis.function import FLOOR_BLOCKS, LEAST_CALLS, measure
 from tfspeedlab.diagnosis.function_core import Diagnosis, pool as pool_diagnoses
 from tfspeedlab.diagnosis.model import MODEL_SUFFIXES, diagnose_model
-from tfspeedlab.diagnosis.reader_code import reader_code
+from tfspeedlab.diagnosis.reader_code import ctrl_c_watched, reader_code
 from tfspeedlab.diagnosis.report import Report, function_report, model_report
 from tfspeedlab.harness import launch, machine
 from tfspeedlab.harness.exits import EXIT_INTERRUPTED, EXIT_OK, UsageError
@@ -76,8 +77,10 @@ def run(options: Any) -> int:
                                     _sources(options, is_model))
     launch.quiet_tensorflow_logs()
     try:
-        # A target ending in a Keras model file's suffix (in any case) is a model, not a function.
-        finished = _model_report(options) if is_model else _function_report(options)
+        # Ctrl-C is a SIGINT that came while measuring, not any KeyboardInterrupt: the reader's code may raise one.
+        with ctrl_c_watched():
+            # A target ending in a Keras model file's suffix (in any case) is a model, not a function.
+            finished = _model_report(options) if is_model else _function_report(options)
     except KeyboardInterrupt:
         finished = None
     if finished is None:

@@ -10,7 +10,8 @@ the function): half of it goes to the timed blocks, which stop at the deadline o
 probe and the profiler run only while what they are expected to cost still fits. A first call
 already started cannot be cut short, so a slow compile can overrun; the report says by how much.
 Ctrl-C during the timed blocks keeps the blocks timed so far; during a later part, what came
-before it.
+before it. A ``KeyboardInterrupt`` the function raised itself is no Ctrl-C (``reader_code.is_ctrl_c``):
+it goes on up, to be reported as the function's failure.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from tfspeedlab.core.wording import Mode
 from tfspeedlab.diagnosis.function_core import (HOST_SPLIT_PART, MEMORY_PART, MODES, PROBE_PART, Diagnosis, Placement,
                                                 RetraceProbe, host_split_part)
 from tfspeedlab.diagnosis.memory_follow import calls_within, follow_within
+from tfspeedlab.diagnosis.reader_code import is_ctrl_c
 from tfspeedlab.diagnosis.targets import error_line
 
 # Share of the budget the timed blocks of the three modes get between them.
@@ -134,6 +136,8 @@ def _follow_memory(call: Callable[..., Any], args: tuple, eager: Measurement, bu
     try:
         return follow_within(lambda: call(*args), calls, "function", progress), None, False
     except KeyboardInterrupt:
+        if not is_ctrl_c():
+            raise
         return None, INTERRUPTED, True
 
 
@@ -165,7 +169,7 @@ def _time_in_turn(prepared: Mapping[str, TimedCall], deadline: float) -> tuple[d
         return dict(zip(prepared, found)), False
     except KeyboardInterrupt:
         measured = {mode: timed.result() for mode, timed in prepared.items() if timed.samples}
-        if "eager" not in measured:
+        if "eager" not in measured or not is_ctrl_c():
             raise
         return measured, True
 
@@ -178,6 +182,8 @@ def _probe(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any],
     try:
         return probe_retracing(fn, args, kwargs), time.perf_counter() - started
     except KeyboardInterrupt:
+        if not is_ctrl_c():
+            raise
         return None, 0.0
 
 
@@ -216,6 +222,8 @@ def _host_splits(call: Callable[..., Any], args: tuple, measured: Mapping[str, M
             except Exception as error:  # noqa: BLE001 (a profiler that cannot run costs this part, not the report)
                 skipped[host_split_part(mode)] = f"the profiler failed: {error_line(error)}"
     except KeyboardInterrupt:
+        if not is_ctrl_c():
+            raise
         if len(splits) < len(measured):
             skipped[HOST_SPLIT_PART] = INTERRUPTED
         return splits, skipped, True

@@ -29,6 +29,7 @@ from tfspeedlab.core.stats.memory_growth import FollowedMemory
 from tfspeedlab.diagnosis.memory_follow import calls_within, follow_within
 from tfspeedlab.diagnosis.model_core import (CALLS, FIT_BATCHES, FROM_FILE, FROM_TFSPEEDLAB, PREDICT, TRAINING,
                                              ModelDiagnosis)
+from tfspeedlab.diagnosis.reader_code import is_ctrl_c
 from tfspeedlab.diagnosis.targets import TargetError, error_line
 
 # Files Keras loads a whole model from.
@@ -94,6 +95,8 @@ def diagnose_model(path: Path, batch: int, budget_s: float = 6.0,
         training, failed = time_group(training_rungs(path, model, setup, x, batch), group_s)
         calls, unavailable = {**calls, **training}, {**unavailable, **failed}
     except KeyboardInterrupt:
+        if not is_ctrl_c():
+            raise  # the model's own, not the reader's Ctrl-C: its failure, reported as such
         interrupted = True  # the training calls are then neither measured nor failed
     return ModelDiagnosis(str(path), batch, shapes, setup.loss_text, setup.optimizer_text, setup.compiled_by,
                           calls, unavailable, interrupted=interrupted, load_s=load_s, memory=memory)
