@@ -18,7 +18,8 @@ import pytest
 from conftest import PASSING_EXAMPLE, REPO, SLOW_EXAMPLE, default_sigint, output_after_interrupt, build_site, run_cli, snapshot, synthetic_results
 from tfspeedlab.core.results import artifacts
 from tfspeedlab.core.results.merge import MergeError, merge_results
-from tfspeedlab.core.results.schema import MAX_FILE_BYTES, MAX_TEXT, ResultsFileError, to_dict
+from tfspeedlab.core.results.checks import MAX_TEXT
+from tfspeedlab.core.results.schema import MAX_FILE_BYTES, ResultsFileError, to_dict
 from tfspeedlab.core.results.store import load_failure, load_results, load_runner, write_json_atomic, write_results
 from tfspeedlab.harness import catalog
 from tfspeedlab.site import directives, tables

@@ -55,6 +55,15 @@ def test_code_is_one_code_span_holding_the_value(value):
     assert visible_text(html) == value
 
 
+@pytest.mark.parametrize("line_break", ["\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\u2029"])
+def test_code_stays_on_one_line_whatever_breaks_the_value(line_break):
+    # A carriage return in a code span once ended it where Python-Markdown reads it as a line break
+    # (after the directives ran), and the rest of the line was published as HTML.
+    span = md.code(f"boom{line_break}{HOSTILE}")
+    assert span.splitlines() == [span] and span == f"`boom {HOSTILE}`"
+    assert "<img" not in html_of(f"It failed with {span}.")
+
+
 def test_table_refuses_a_row_of_the_wrong_width():
     with pytest.raises(ValueError, match="a row of 3 cells in a table of 2 columns"):
         md.table(["a", "b"], [["1", "2"], ["1", "2", "3"]])

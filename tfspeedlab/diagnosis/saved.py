@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from tfspeedlab.core.results.schema import ResultsFile, ResultsFileError
-from tfspeedlab.core.results.store import load_results, load_runner
+from tfspeedlab.core.results.store import check_placement, load_results, load_runner
 from tfspeedlab.diagnosis.codec import from_results
 from tfspeedlab.diagnosis.function_core import Diagnosis
 
@@ -32,9 +32,13 @@ class SavedDiagnosis:
     environment: Mapping[str, Any]
 
 
-def load(path: Path) -> SavedDiagnosis:
+def load(path: Path, runner: str | None = None) -> SavedDiagnosis:
+    """A saved diagnosis; with ``runner``, a committed one, checked to fit the runner's folder it sits
+    in as a results file is (``check_placement``: its runner, its name, a GPU only under ``gpu/``)."""
     try:
         results = load_results(path)
+        if runner is not None:
+            check_placement(results, path, runner)
         if results.diagnosis is None:
             raise DiagnosisFileError(f"{path}: a results file with no diagnosis block (save one with "
                                      "tfspeedlab diagnose --save)")
@@ -63,5 +67,6 @@ class Samples:
 
 def load_samples(results_root: Path, runner: str) -> Samples:
     guide = Path(results_root) / runner / DIAGNOSIS_DIR / GUIDE_DIR
-    return Samples({path.stem: load(path) for path in sample_files(results_root, runner)},
+    return Samples({path.stem: load(path, runner) for path in sample_files(results_root, runner)},
                    load_runner(guide, runner) if guide.is_dir() else {})
+

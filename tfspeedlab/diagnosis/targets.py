@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tfspeedlab.core.results.checks import TextRule, printable
 from tfspeedlab.harness.exits import UsageError
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
@@ -36,10 +37,11 @@ MAX_ERROR_LINE = 300
 
 
 def error_line(error: BaseException) -> str:
-    """``TypeError: the first line of its message`` (cut at ``MAX_ERROR_LINE``): what a report says of an error."""
+    """``TypeError: the first line of its message`` (cut at ``MAX_ERROR_LINE``): what a report says of an
+    error, as text a saved report's loader accepts (``checks.printable``: no control or invisible character)."""
     text = str(error).strip()
     line = f"{type(error).__name__}: {text.splitlines()[0]}" if text else type(error).__name__
-    return line if len(line) <= MAX_ERROR_LINE else line[:MAX_ERROR_LINE - 1] + "…"
+    return printable(line, TextRule(MAX_ERROR_LINE))
 
 
 def names_a_file(location: str) -> bool:

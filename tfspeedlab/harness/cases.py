@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 from tfspeedlab.core.measure.measurement import per_step
 from tfspeedlab.core.measure.timer import TimedCall, bench, bench_interleaved
-from tfspeedlab.core.results.schema import MAX_TEXT, CaseResult, ResultsFile
+from tfspeedlab.core.results.checks import printable
+from tfspeedlab.core.results.schema import CaseResult, ResultsFile
 from tfspeedlab.core.spec.workload import Case, CaseUnavailable, Workload
 from tfspeedlab.core.units import format_time
 from tfspeedlab.harness import machine
@@ -79,9 +80,9 @@ def run_workload(
 
 
 def unavailable_reason(reason: CaseUnavailable) -> str:
-    """The reason as one line a results file can hold (its first line, cut to the length a file allows)."""
-    line = (str(reason).strip().splitlines() or [type(reason).__name__])[0]
-    return line if len(line) <= MAX_TEXT else line[:MAX_TEXT - 1] + "…"
+    """The reason as one line a results file can hold: its first line, as text its loader accepts
+    (``checks.printable``: no control or invisible character, cut to the length a file allows)."""
+    return printable((str(reason).strip().splitlines() or [type(reason).__name__])[0])
 
 
 def case_params(case: Case) -> dict:

@@ -19,11 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from tfspeedlab.core.results.checks import FAILURE_TEXT, printable
 from tfspeedlab.core.results.history import (ENVIRONMENT_FAILURE, ENVIRONMENT_RECORD, VersionMismatch, history_dir,
                                               record_disagreement, release_folder)
 from tfspeedlab.core.results.pool import pool
 from tfspeedlab.core.results.schema import FAILURE_SUFFIX, ResultsFileError, to_dict
-from tfspeedlab.core.results.store import MAX_FAILURE_TEXT, load_results, write_json_atomic
+from tfspeedlab.core.results.store import load_results, write_json_atomic
 from tfspeedlab.core.spec.releases import Release
 from tfspeedlab.harness.estimate import format_duration, read_estimate
 from tfspeedlab.harness.machine import utc_now
@@ -120,7 +121,8 @@ def _run_release(release: Release, options: HistoryOptions, log: Callable[[str],
     except EnvironmentBuildError as error:
         write_json_atomic(target / ENVIRONMENT_FAILURE, {
             "release": release.name, "requirements": release.requirements(options.runner),
-            "error": str(error)[-MAX_FAILURE_TEXT:], "utc_time": utc_now()})
+            "error": printable(str(error), FAILURE_TEXT, keep="tail").strip() or "unknown error",
+            "utc_time": utc_now()})
         log(f"  TensorFlow {release.name}: no environment: {error}")
         return f"environment failed: {str(error).splitlines()[0]}"
     log(f"  TensorFlow {environment.record.get('tensorflow')}, Keras {environment.record.get('keras')}, "

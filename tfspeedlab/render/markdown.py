@@ -16,6 +16,8 @@ from tfspeedlab.core.wording import NO_VERDICT_CELL, ONE_PROCESS_NOTE
 # Characters that start Markdown or HTML markup inside a line (or end a table cell); braces too,
 # since ``{: onclick=… }`` at the end of a cell is attr_list syntax that sets HTML attributes.
 _SPECIAL = re.compile(r"([\\`*_\[\]|{}])")
+# Where str.splitlines() breaks a line ("\r\n" once): ``code`` keeps a value on one line, as ``text`` does.
+_LINE_BREAK = re.compile("\r\n|[\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 class Markdown(str):
@@ -35,8 +37,10 @@ def text(value: object) -> Markdown:
 
 
 def code(value: object) -> Markdown:
-    """An inline code span, however many backticks the value holds."""
-    value = str(value).replace("\n", " ")
+    """An inline code span, however many backticks the value holds, on one line: a line break in
+    any spelling (a carriage return too, which Python-Markdown reads as one after the directives
+    have run) would end the span and leave the rest of the line to be read as Markdown and HTML."""
+    value = _LINE_BREAK.sub(" ", str(value))
     fence = "`" * (max((len(run) for run in re.findall(r"`+", value)), default=0) + 1)
     padding = " " if value.startswith("`") or value.endswith("`") else ""
     return Markdown(f"{fence}{padding}{value}{padding}{fence}")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tfspeedlab.core.results.checks import FAILURE_TEXT
 from tfspeedlab.core.results.schema import FAILURE_SUFFIX, FieldReader, ResultsFile, ResultsFileError
 from tfspeedlab.core.results.store import load_failure, load_runner, read_json
 from tfspeedlab.core.spec.releases import Release, is_version, release_from_folder
@@ -20,6 +21,8 @@ ENVIRONMENT_FAILURE = f"environment{FAILURE_SUFFIX}"
 # Of RECORD_FIELDS, those holding a package version.
 VERSION_FIELDS = ("tensorflow", "keras", "tf_keras", "numpy")
 RECORD_FIELDS = ("release", "tensorflow", "keras", "tf_keras", "numpy", "python", "resolved_at", "error", "utc_time")
+# The one field of these records that may hold lines: why the environment could not be built.
+RECORD_TEXT = {("error",): FAILURE_TEXT}
 
 
 @dataclass(frozen=True)
@@ -143,19 +146,24 @@ def _record(path: Path) -> dict[str, Any] | None:
 
 
 def read_record(path: Path) -> dict[str, Any]:
-    """An environment record (or an environment's failure record), checked: the fields a page
-    shows are text, the package list a list of text (``ResultsFileError`` otherwise)."""
+    """An environment record (or an environment's failure record), checked: its strings as every
+    file of a results tree keeps them (``checks``: one line each, but an error's message), the fields
+    a page shows text, the versions versions, the package list a list of text (``ResultsFileError``
+    otherwise)."""
     data = read_json(path)  # a regular file of sane size, or ResultsFileError
     reader = FieldReader(path)
     reader.require(isinstance(data, dict), "<file>", "must hold a JSON object")
+    reader.check_document(data, RECORD_TEXT)
     for name in RECORD_FIELDS:
         value = data.get(name)
-        reader.require(value is None or (isinstance(value, str) and len(value) <= 4000), name,
-                       "must be a string of at most 4000 characters")
+        reader.require(value is None or isinstance(value, str), name, "must be a string")
     for name in VERSION_FIELDS:
         value = data.get(name)
         reader.require(value is None or is_version(value), name, f"must be a version string (digits, letters, '.', "
                        f"'+', '-'; at most 64 characters), found {str(value)[:64]!r}")
+    # A page shows the first line of why the environment could not be built.
+    reader.require(data.get("error") is None or bool(data["error"].strip()), "error",
+                   "is empty; a failure record says what failed")
     packages = data.get("packages", [])
     reader.require(isinstance(packages, list) and all(isinstance(line, str) for line in packages), "packages",
                    "must be a list of strings")

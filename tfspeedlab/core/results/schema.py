@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from tfspeedlab.core.measure.measurement import Measurement
+from tfspeedlab.core.results.checks import (CALLS, COUNT, NAME, PROSE, SECONDS, Range, TextRule,
+                                            TextRules, document_problems)
 from tfspeedlab.core.results.metrics import Metrics
 from tfspeedlab.core.results.timing import Timing
-from tfspeedlab.core.spec.layout import (Cases, Layout, LayoutError, coordinate_names, from_record, parameters_read,
-                                         shared_coordinate, to_record)
+from tfspeedlab.core.spec.layout import (Cases, Grid, Layout, LayoutError, coordinate_names, from_record,
+                                         parameters_read, shared_coordinate, to_record)
 from tfspeedlab.core.spec.names import example_name_problem
 
 SCHEMA = "tfspeedlab.results"
@@ -45,10 +47,17 @@ ENVIRONMENT_FIELDS: dict[str, tuple[type, ...]] = {
 # committed file is about 100 kB, 30 cases, 6 runs of at most 200 blocks): a
 # hostile or runaway file is refused in a moment instead of stalling the build.
 MAX_FILE_BYTES = 16 * 1024 * 1024
-MAX_TEXT = 300  # characters in a title, label or environment string
 MAX_CASES = 1000
 MAX_RUNS = 100  # processes per case
 MAX_SAMPLES = 10_000  # blocks per run
+# The strings of a results file longer than a name (``checks.NAME``, which a case's reason for not
+# running is too): sentences a program wrote. None may hold a line break (a page shows each in a
+# line, a table cell or a code span).
+RESULTS_TEXT: TextRules = {
+    ("diagnosis", "verdict"): PROSE,
+    ("diagnosis", "skipped", "*"): PROSE,
+    ("diagnosis", "retracing", "fixes", "*"): PROSE,
+}
 
 
 class NotInResults(KeyError):
@@ -192,6 +201,8 @@ def run_to_dict(m: Measurement) -> dict[str, Any]:
 def from_dict(data: Any, path: Path | str) -> ResultsFile:
     reader = FieldReader(path)
     reader.require(isinstance(data, dict), "<top level>", "must be a JSON object")
+    # Every string and number once, before any is used or quoted in a refusal (core.results.checks).
+    reader.check_document(data, RESULTS_TEXT)
     reader.require(data.get("schema") == SCHEMA, "schema", f"must be {SCHEMA!r}, found {data.get('schema')!r}")
     version = data.get("schema_version")
     reader.require(version == SCHEMA_VERSION, "schema_version",
@@ -205,11 +216,10 @@ def from_dict(data: Any, path: Path | str) -> ResultsFile:
     environment = reader.get(data, "environment", dict)
     for name, types in ENVIRONMENT_FIELDS.items():
         reader.get(environment, name, types, prefix="environment.")
-    for name, value in environment.items():
-        if isinstance(value, str):
-            reader.check_length(value, "environment." + name)
     reader.require(all(isinstance(gpu, dict) for gpu in environment["gpus"]), "environment.gpus",
                    "must be a list of JSON objects, one per GPU")
+    for name in ("logical_cores", "intra_op_threads", "inter_op_threads"):
+        reader.check_number(environment[name], "environment." + name, COUNT)
     raw_cases = reader.get(data, "cases", list)
     # A process whose every case could not run says why.
     reader.require(bool(raw_cases or data.get("unavailable")), "cases", "is empty")
@@ -226,9 +236,17 @@ def from_dict(data: Any, path: Path | str) -> ResultsFile:
     for index, case in enumerate(cases):
         missing = sorted(set(parameters_read(layout)) - set(case.params))
         reader.require(not missing, f"cases[{index}].params", f"lacks {missing}, which its {layout.kind} layout reads")
+        for name in parameters_read(layout):
+            # A layout's axis value is a row's or a column's key: one value, never a list or an object.
+            value = case.params[name]
+            reader.require(value is None or isinstance(value, (str, int, float)), f"cases[{index}].params.{name}",
+                           f"must be one value (text, a number, true or false), found {_json_type(value)}, "
+                           f"and its {layout.kind} layout reads it as a row's or a column's key")
     check_cases_apart(reader, cases, layout)
+    if isinstance(layout, Grid):
+        _check_baseline_metrics(reader, layout, cases)
     return ResultsFile(
-        example=example, title=reader.check_length(reader.get(data, "title", str), "title"), runner=runner,
+        example=example, title=reader.get(data, "title", str), runner=runner,
         quick=reader.get(data, "quick", bool), params=reader.get(data, "params", dict), environment=environment,
         cases=cases, baseline=baseline, layout=layout, source=Path(path),
         unavailable=_unavailable_from_dict(reader, data.get("unavailable", {}), labels),
@@ -254,15 +272,36 @@ def check_cases_apart(reader: FieldReader, cases: tuple[CaseResult, ...], layout
                                "two cases on one coordinate would leave one of them unseen")
 
 
+def _check_baseline_metrics(reader: FieldReader, layout: Grid, cases: tuple[CaseResult, ...]) -> None:
+    """In a grid, each case records the metrics its column's baseline case records that a table reads
+    beside the baseline's (``Metrics.beside_baseline``: an error against float32, a loss after N steps)."""
+    if layout.baseline is None:
+        return
+
+    def column(case: CaseResult) -> tuple:
+        return case.params[layout.columns], case.params.get(layout.split) if layout.split else None
+
+    baselines = {column(case): case for case in cases if case.params[layout.rows] == layout.baseline}
+    for index, case in enumerate(cases):
+        reference = baselines.get(column(case))
+        if reference is None or reference is case:
+            continue
+        missing = sorted(reference.metrics.beside_baseline() - set(case.metrics))
+        reader.require(not missing, f"cases[{index}].metrics",
+                       f"lacks {missing[:3]}, which the baseline row of its column ({reference.label!r}) records")
+
+
+def _json_type(value: Any) -> str:
+    return {list: "a JSON array", dict: "a JSON object"}.get(type(value), type(value).__name__)
+
+
 def _unavailable_from_dict(reader: FieldReader, raw: Any, labels: list[str]) -> dict[str, str]:
-    """``unavailable``: case labels, none of them a measured case, each with a one-line reason."""
+    """``unavailable``: case labels, none of them a measured case, each with a one-line reason
+    (its text checked with the rest of the file's, ``RESULTS_TEXT``)."""
     reader.require(isinstance(raw, dict), "unavailable", "must be a JSON object of case label → reason")
     reader.require(len(raw) <= MAX_CASES, "unavailable", f"holds {len(raw)} cases; at most {MAX_CASES} are read")
     for label, reason in raw.items():
-        reader.require(isinstance(reason, str) and "\n" not in reason, f"unavailable.{label[:40]}",
-                       "must be a one-line reason")
-        reader.check_length(label, "unavailable label")
-        reader.check_length(reason, f"unavailable.{label[:40]}")
+        reader.require(isinstance(reason, str), f"unavailable.{label[:40]}", "must be a one-line reason")
         reader.require(label not in labels, f"unavailable.{label[:40]}", "names a case that was measured")
     return dict(raw)
 
@@ -278,8 +317,8 @@ def _case_from_dict(reader: FieldReader, raw: Any, prefix: str) -> CaseResult:
     run_metrics = raw.get("run_metrics", [])
     reader.require(isinstance(run_metrics, list) and (not run_metrics or len(run_metrics) == len(runs)),
                    prefix + "run_metrics", f"must be a list of one JSON object per run ({len(runs)})")
-    return CaseResult(label=reader.check_length(reader.get(raw, "label", str, prefix), prefix + "label"),
-                      params=reader.get(raw, "params", dict, prefix), runs=runs, metrics=metrics,
+    return CaseResult(label=reader.get(raw, "label", str, prefix), params=reader.get(raw, "params", dict, prefix),
+                      runs=runs, metrics=metrics,
                       run_metrics=tuple(_metrics_from_dict(reader, found, f"{prefix}run_metrics[{index}]")
                                         for index, found in enumerate(run_metrics)))
 
@@ -289,6 +328,9 @@ def _metrics_from_dict(reader: FieldReader, raw: Any, where: str) -> dict[str, f
     for name, value in raw.items():
         reader.require(not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value),
                        f"{where}.{name}", "must be a finite number")
+    # Each quantity a module reads in its range, and what goes with it there (``Metrics.problems``).
+    if (found := next(Metrics(raw).problems(), None)) is not None:
+        raise ResultsFileError(reader.path, f"{where}.{found[0]}", found[1])
     return raw
 
 
@@ -299,25 +341,25 @@ def run_from_dict(reader: FieldReader, raw: Any, prefix: str) -> Measurement:
     samples = reader.get(raw, "samples_s", list, prefix)
     reader.require(len(samples) <= MAX_SAMPLES, prefix + "samples_s",
                    f"holds {len(samples)} samples; at most {MAX_SAMPLES} are read")
-    reader.require(bool(samples) and all(_is_positive_number(s) for s in samples), prefix + "samples_s",
-                   "must be a non-empty list of positive numbers")
+    reader.require(bool(samples), prefix + "samples_s", "must be a non-empty list of positive numbers")
+    for index, sample in enumerate(samples):
+        reader.check_number(sample, f"{prefix}samples_s[{index}]", SECONDS)
     calls = reader.get(raw, "calls_per_block", int, prefix)
-    reader.require(calls >= 1, prefix + "calls_per_block", f"must be at least 1, found {calls}")
+    reader.check_number(calls, prefix + "calls_per_block", CALLS)
     first_call = reader.get(raw, "first_call_s", (int, float), prefix)
-    reader.require(_is_positive_number(first_call), prefix + "first_call_s", "must be a positive number")
+    reader.check_number(first_call, prefix + "first_call_s", SECONDS)
+    tracing_count = reader.get(raw, "tracing_count", (int, type(None)), prefix)
+    if tracing_count is not None:
+        reader.check_number(tracing_count, prefix + "tracing_count", COUNT)
     measurement = Measurement(samples_s=tuple(float(s) for s in samples), calls_per_block=calls,
                               first_call_s=float(first_call), completion=reader.get(raw, "completion", str, prefix),
-                              tracing_count=reader.get(raw, "tracing_count", (int, type(None)), prefix))
+                              tracing_count=tracing_count)
     for stat in ("median_s", "iqr_s", "min_s", "mean_s"):
         stored, derived = reader.get(raw, stat, (int, float), prefix), getattr(measurement, stat)
         reader.require(math.isclose(stored, derived, rel_tol=1e-9, abs_tol=1e-15), prefix + stat,
                        f"is {stored!r} but its samples give {derived!r}; "
                        "statistics are derived from samples and must not be edited by hand")
     return measurement
-
-
-def _is_positive_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
 
 
 @dataclass(frozen=True)
@@ -347,9 +389,17 @@ class FieldReader:
         if not condition:
             raise ResultsFileError(self.path, name, problem)
 
-    def check_length(self, value: str, name: str) -> str:
-        if len(value) > MAX_TEXT:
-            raise ResultsFileError(self.path, name, f"is {len(value):,} characters long; at most {MAX_TEXT} are read")
+    def check_document(self, data: Any, rules: TextRules = {}, default: TextRule = NAME) -> None:
+        """Refuse the file at its first string or number that breaks the rules every file of a
+        results tree keeps (``checks.document_problems``): the one place they are applied."""
+        found = document_problems(data, rules, default)
+        if (first := next(found, None)) is not None:
+            raise ResultsFileError(self.path, *first)
+
+    def check_number(self, value: Any, name: str, allowed: Range) -> Any:
+        """``value``, unless it falls outside ``allowed``."""
+        problem = allowed.problem(value)
+        self.require(problem is None, name, str(problem))
         return value
 
 

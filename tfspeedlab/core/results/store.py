@@ -9,11 +9,13 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
+from tfspeedlab.core.results.checks import FAILURE_TEXT, TRACEBACK_TEXT, printable
 from tfspeedlab.core.results.schema import (FAILURE_SCHEMA, FAILURE_SUFFIX, MAX_FILE_BYTES, FieldReader, ResultsFile,
                                             ResultsFileError, from_dict, to_dict)
 from tfspeedlab.core.spec.names import check_example_name
 
-MAX_FAILURE_TEXT = 2000
+# A failure record's text: its message a page shows (a screenful), its traceback kept for a person.
+FAILURE_RECORD_TEXT = {("error",): FAILURE_TEXT, ("traceback",): TRACEBACK_TEXT}
 
 
 def results_path(out_dir: Path, runner: str, example: str) -> Path:
@@ -74,12 +76,15 @@ def write_results(results: ResultsFile, out_dir: Path) -> Path:
 
 
 def write_failure(out_dir: Path, runner: str, example: str, error: str, details: str, utc_time: str) -> Path:
-    """Record a failed run beside the last good results, which stay untouched."""
+    """Record a failed run beside the last good results, which stay untouched. The message and the
+    traceback come from the example (a Keras progress bar's carriage returns, a tool's colours):
+    they are written as text their loader accepts (``checks.printable``)."""
     path = Path(out_dir) / runner / f"{example}{FAILURE_SUFFIX}"
     write_json_atomic(
         path,
-        {"schema": FAILURE_SCHEMA, "example": example, "runner": runner, "error": error,
-         "traceback": details, "utc_time": utc_time},
+        {"schema": FAILURE_SCHEMA, "example": example, "runner": runner,
+         "error": printable(error, FAILURE_TEXT).strip() or "unknown error",
+         "traceback": printable(details, TRACEBACK_TEXT, keep="tail"), "utc_time": utc_time},
     )
     return path
 
@@ -99,12 +104,14 @@ def read_json(path: Path | str) -> Any:
         if size > MAX_FILE_BYTES:
             raise ResultsFileError(path, "<file>", f"is {size:,} bytes; at most {MAX_FILE_BYTES:,} are read")
         return json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
-    except FileNotFoundError:
+    except (FileNotFoundError, ResultsFileError):
         raise
     except _NotJsonConstant as error:
         raise ResultsFileError(path, "<file>", f"holds {error.args[0]}, which is not JSON (a number must be finite)") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ResultsFileError(path, "<file>", f"is not readable JSON: {error}") from error
+    except ValueError as error:  # an integer of more digits than Python converts (4,300)
+        raise ResultsFileError(path, "<file>", f"is not readable JSON: {error}") from None
     except RecursionError:  # nesting deeper than Python's parser goes, well under the size cap
         raise ResultsFileError(path, "<file>", "nests too deeply to be a results file") from None
 
@@ -155,8 +162,10 @@ def load_failure(directory: Path, example: str) -> dict[str, str] | None:
     record = read_json(path)
     reader = FieldReader(path)
     reader.require(isinstance(record, dict), "<top level>", "must be a JSON object")
+    reader.check_document(record, FAILURE_RECORD_TEXT)
     for name in ("error", "utc_time"):
         reader.require(isinstance(record.get(name), str), name,
                        f"must be a string, found {type(record.get(name)).__name__}")
-    # The message is shown on a page: a screenful at most.
-    return {**record, "error": record["error"][:MAX_FAILURE_TEXT]}
+    # A page shows the message, a table its first line: a record says what failed.
+    reader.require(bool(record["error"].strip()), "error", "is empty; a failure record says what failed")
+    return record

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tfspeedlab.core.results.checks import BYTES, SIGNED_BYTES
 from tfspeedlab.core.results.metrics import Metrics
 from tfspeedlab.core.results.schema import CaseResult, FieldReader, NotInResults
 from tfspeedlab.core.stats.intervals import Estimate, t975
@@ -129,8 +130,12 @@ def followed_from_json(reader: FieldReader, data: dict[str, Any]) -> FollowedMem
     reader.require(len(parts) >= 2 and all(isinstance(part, (int, float)) and not isinstance(part, bool)
                                            for part in parts),
                    "memory.parts_per_call_bytes", "must be a list of at least two numbers")
+    for index, part in enumerate(parts):
+        reader.check_number(part, f"memory.parts_per_call_bytes[{index}]", SIGNED_BYTES)
     reader.require(calls >= len(parts), "memory.calls", f"must be at least one call a part, found {calls}")
-    heap = reader.get(raw, "heap_per_call_bytes", (float, int), "memory.")
+    # As the memory example's metrics are (``Metrics.heap_per_call``): never below zero.
+    heap = reader.check_number(reader.get(raw, "heap_per_call_bytes", (float, int), "memory."),
+                               "memory.heap_per_call_bytes", BYTES)
     return FollowedMemory(calls, tuple(float(part) for part in parts), float(heap))
 
 
