@@ -64,13 +64,18 @@ class MissingCaseError(NotInResults):
         self.quick = quick
 
 
+# The "field" of a problem with the file as a whole (not JSON, a symbolic link, too large).
+WHOLE_FILE = "<file>"
+
+
 class ResultsFileError(ValueError):
-    """A results file that cannot be used; names the file and the offending field."""
+    """A results file that cannot be used; names the file and the offending field (``WHOLE_FILE``
+    for the file as a whole, which the message then words plainly: ``a.json: not JSON (line 3, column 5)``)."""
 
     def __init__(self, path: Path | str, field_name: str, problem: str) -> None:
         self.path = Path(path)
         self.field = field_name
-        super().__init__(f"{path}: field '{field_name}' {problem}")
+        super().__init__(f"{path}: {problem}" if field_name == WHOLE_FILE else f"{path}: field '{field_name}' {problem}")
 
 
 @dataclass(frozen=True)
