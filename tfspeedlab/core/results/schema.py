@@ -38,6 +38,14 @@ ENVIRONMENT_FIELDS: dict[str, tuple[type, ...]] = {
     "git_commit": (str, type(None)),
     "utc_time": (str,),
 }
+# Fields an environment record may carry (files from before they were recorded lack them), checked
+# where present: a page formats them.
+OPTIONAL_ENVIRONMENT_FIELDS: dict[str, tuple[type, ...]] = {
+    "load_average_start": (int, float, type(None)),
+    "load_average_end": (int, float, type(None)),
+    "cpu_governor": (str, type(None)),
+    "memory_bytes": (int, type(None)),
+}
 
 
 # Caps on what a results file may hold, far above any real run (the largest
@@ -209,6 +217,9 @@ def from_dict(data: Any, path: Path | str) -> ResultsFile:
     environment = reader.get(data, "environment", dict)
     for name, types in ENVIRONMENT_FIELDS.items():
         reader.get(environment, name, types, prefix="environment.")
+    for name, types in OPTIONAL_ENVIRONMENT_FIELDS.items():
+        if name in environment:
+            reader.get(environment, name, types, prefix="environment.")
     for name, value in environment.items():
         if isinstance(value, str):
             reader.check_length(value, "environment." + name)
