@@ -19,8 +19,7 @@ from tfspeedlab.core.results.schema import MAX_RUNS, RUNNERS, ResultsFileError
 from tfspeedlab.core.spec.releases import UnknownReleaseError, parse_selection
 from tfspeedlab.diagnosis import command as diagnose_command
 from tfspeedlab.diagnosis.codec import pooled_block
-from tfspeedlab.harness import catalog, launch, machine, supervisor
-from tfspeedlab.harness import compare_report
+from tfspeedlab.harness import catalog, compare_report, launch, machine, native_logs, supervisor
 from tfspeedlab.harness.compare import CompareError, compare_runs, slowed
 from tfspeedlab.harness.exits import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NO_GPU, EXIT_USAGE, UsageError,
                                       end_past_leftover_threads)
@@ -34,6 +33,7 @@ from tfspeedlab.site import site_data
 
 # What `tfspeedlab history` runs when no example is named: the moving parts, a few minutes a release.
 HISTORY_EXAMPLES = ("releases",)
+VERBOSE_HELP = "also show TensorFlow's, XLA's and XProf's own log lines (INFO and WARNING), hidden by default"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -113,6 +113,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--jobs", type=_positive, metavar="N",
                      help="a quick run's examples run N at a time (default: one per core, at most two); "
                           "a full run, or a quick one with --cold-start, runs one at a time")
+    run.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     run.set_defaults(handler=_run)
 
     history = commands.add_parser(
@@ -174,7 +175,8 @@ def _parser() -> argparse.ArgumentParser:
                            help="also write the report to FILE as Markdown, to keep or share")
     diagnosis.add_argument("--html", type=Path, metavar="FILE",
                            help="also write the report to FILE as a standalone HTML page")
-    diagnosis.set_defaults(handler=diagnose_command.run)
+    diagnosis.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
+    diagnosis.set_defaults(handler=_diagnose)
 
     listing = commands.add_parser("list", help="list the examples")
     listing.set_defaults(handler=_list)
@@ -298,6 +300,9 @@ def _list(options: argparse.Namespace) -> int:
 
 
 def _env(options: argparse.Namespace) -> int:
+    native_logs.quiet_tensorflow_logs()  # as a run's processes would, before TensorFlow is imported
+    machine.hide_gpus_for("auto")
+    machine.mark_run_start()  # the load now, as a run starting now would record it
     print(json.dumps(machine.capture(), indent=2))
     return 0
 
@@ -345,7 +350,15 @@ def _compare(options: argparse.Namespace) -> int:
     return 0
 
 
+def _diagnose(options: argparse.Namespace) -> int:
+    native_logs.show_everything(options.verbose)
+    with native_logs.filtered():  # the diagnosis runs here: its own log lines, and its children's
+        return diagnose_command.run(options)
+
+
 def _run(options: argparse.Namespace) -> int:
+    native_logs.show_everything(options.verbose)  # the workers inherit it
+    native_logs.quiet_tensorflow_logs()  # before this process may import TensorFlow (forking, a GPU check)
     try:
         scripts = catalog.select(options.names, options.examples)
     except (catalog.UnknownExampleError, catalog.ExamplesFolderError) as error:
@@ -359,6 +372,14 @@ def _run(options: argparse.Namespace) -> int:
     if options.jobs and options.jobs > 1 and not options.quick:
         raise UsageError("--jobs is for quick runs: a full run times one example at a time, "
                          "on cores nothing else is using")
+    if options.runner == "gpu":
+        # Asked here, before any example is announced: a refusal must not read as a run that started.
+        try:
+            with native_logs.filtered():  # the import's log lines, as a worker's
+                machine.resolve_runner("gpu")
+        except machine.NoGPUError as error:
+            _say_error(str(error))
+            return EXIT_NO_GPU
     artifacts.remove_abandoned_staging(options.out)
     terminate_as_interrupt()
     timeout_s = options.timeout or supervisor.default_timeout(options.quick)
@@ -444,7 +465,8 @@ def _prepare_forking(options: argparse.Namespace) -> bool:
     if options.runner == "gpu" or (options.runner == "auto" and not machine.no_gpu_devices()):
         return False  # a GPU run starts fresh processes: CUDA must not meet a fork
     hide_gpus_for(options.runner)  # before the import, as a fresh worker would
-    return launch.preload_tensorflow()
+    with native_logs.filtered():  # the import's log lines, as a worker's
+        return launch.preload_tensorflow()
 
 
 def _worker_argv(script: catalog.ExampleScript, options: argparse.Namespace) -> list[str]:

@@ -11,6 +11,7 @@ malformed file is a ``ResultsFileError`` naming the file and the field.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -20,7 +21,8 @@ from tfspeedlab.core.profiling.trace import HOST_LAYERS, Breakdown
 from tfspeedlab.core.results.schema import FieldReader, ResultsFile, from_dict, to_dict
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.stats.memory_growth import followed_from_json, followed_to_json
-from tfspeedlab.diagnosis.function_core import MODES, Diagnosis, Placement, RetraceProbe, pool
+from tfspeedlab.diagnosis.function_core import (MODES, Calibration, Diagnosis, MachineCosts, Placement, RetraceProbe,
+                                                pool)
 from tfspeedlab.diagnosis.model_core import (CALLS, FROM_FILE, FROM_TFSPEEDLAB, KIND as MODEL_KIND, PREDICT, TRAINING,
                                              ModelDiagnosis)
 
@@ -68,7 +70,7 @@ def _block(diagnosis: Diagnosis) -> dict[str, Any]:
         "placement": None if placement is None else {
             "runner": placement.runner, "fitted_on": placement.fitted_on, "ops": placement.ops,
             "elements": placement.elements, "predicted_s": placement.predicted_s, "band": placement.band,
-            "extrapolated": placement.extrapolated},
+            "extrapolated": placement.extrapolated, "calibration": _calibration_to_json(placement.calibration)},
         "skipped": diagnosis.skipped, "budget_s": diagnosis.budget_s, "elapsed_s": diagnosis.elapsed_s,
         "tracing_s": diagnosis.tracing_s, "memory": followed_to_json(diagnosis.memory),
         "interrupted": diagnosis.interrupted, "verdict": diagnosis.verdict,
@@ -135,10 +137,36 @@ def _split_from_json(reader: FieldReader, split: dict[str, Any], prefix: str) ->
 
 
 def _placement_from_json(reader: FieldReader, placement: dict[str, Any], prefix: str) -> Placement:
+    # A diagnosis kept before this machine's costs were timed has none: every cost is the guide's.
+    calibration = _optional(reader, placement, "calibration", dict, prefix)
     return Placement(reader.get(placement, "runner", str, prefix), reader.get(placement, "fitted_on", str, prefix),
                      reader.get(placement, "ops", int, prefix), reader.get(placement, "elements", int, prefix),
                      _per_mode(reader, placement, "predicted_s", prefix), _per_mode(reader, placement, "band", prefix),
-                     reader.get(placement, "extrapolated", bool, prefix))
+                     reader.get(placement, "extrapolated", bool, prefix),
+                     None if calibration is None else _calibration_from_json(reader, calibration,
+                                                                             f"{prefix}calibration."))
+
+
+def _calibration_to_json(calibration: Calibration | None) -> dict[str, Any] | None:
+    if calibration is None:
+        return None
+    return {"cpu": calibration.cpu, "here": dataclasses.asdict(calibration.here),
+            "guide": dataclasses.asdict(calibration.guide)}
+
+
+def _calibration_from_json(reader: FieldReader, calibration: dict[str, Any], prefix: str) -> Calibration:
+    def costs(name: str) -> MachineCosts:
+        found = reader.get(calibration, name, dict, prefix)
+        values = {}
+        for field in dataclasses.fields(MachineCosts):
+            value = float(reader.get(found, field.name, NUMBER, f"{prefix}{name}."))
+            reader.require(math.isfinite(value) and value > 0, f"{prefix}{name}.{field.name}",
+                           f"is {value!r}; it must be a positive, finite number of seconds")
+            values[field.name] = value
+        return MachineCosts(**values)
+
+    cpu = reader.check_length(reader.get(calibration, "cpu", str, prefix), f"{prefix}cpu")
+    return Calibration(cpu, costs("here"), costs("guide"))
 
 
 def _per_mode(reader: FieldReader, mapping: dict[str, Any], name: str, prefix: str) -> dict[str, float]:

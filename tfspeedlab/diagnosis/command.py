@@ -34,7 +34,7 @@ from tfspeedlab.diagnosis.function_core import Diagnosis, pool as pool_diagnoses
 from tfspeedlab.diagnosis.model import MODEL_SUFFIXES, diagnose_model
 from tfspeedlab.diagnosis.reader_code import ctrl_c_watched, reader_code
 from tfspeedlab.diagnosis.report import Report, function_report, model_report
-from tfspeedlab.harness import launch, machine
+from tfspeedlab.harness import machine, native_logs
 from tfspeedlab.harness.exits import EXIT_INTERRUPTED, EXIT_OK, UsageError
 
 MAX_BUDGET_S = 3600
@@ -75,7 +75,9 @@ def run(options: Any) -> int:
     # Checked before anything is measured: a path it may not write costs the reader nothing.
     report_files.check_report_paths({option: getattr(options, option) for option in REPORT_OPTIONS},
                                     _sources(options, is_model))
-    launch.quiet_tensorflow_logs()
+    native_logs.quiet_tensorflow_logs()
+    machine.hide_gpus_for("auto")  # on a machine without a GPU: no probe for one, and no error line
+    machine.mark_run_start()
     try:
         # Ctrl-C is a SIGINT that came while measuring, not any KeyboardInterrupt: the reader's code may raise one.
         with ctrl_c_watched():

@@ -1,17 +1,19 @@
 """Diagnose a reader's own function: eager, ``tf.function`` and XLA timed side by side, the cost of
 each first call and after how many calls it pays off, the traced graph's op count, a retracing
-probe, the profiler's split of host time, and the function's place on the guide's cost model.
+probe, the profiler's split of host time, and the function's place on the guide's cost model, with
+the model's costs of an eager op and a ``tf.function`` call first timed on this machine
+(``calibration``).
 
 The three modes are timed in this process, block by block in turn (A B C A B C …) so that a burst
 of load from elsewhere hits them alike; each mode's first call (tracing, compiling) is timed on
 its own. The whole run keeps to one budget, counted from ``started`` (the command's first call of
 the function): half of it goes to the timed blocks, which stop at the deadline once every mode has
-``FLOOR_BLOCKS``; a mode whose first call would start after the deadline is not run; the retracing
-probe and the profiler run only while what they are expected to cost still fits. A first call
-already started cannot be cut short, so a slow compile can overrun; the report says by how much.
-Ctrl-C during the timed blocks keeps the blocks timed so far; during a later part, what came
-before it. A ``KeyboardInterrupt`` the function raised itself is no Ctrl-C (``reader_code.is_ctrl_c``):
-it goes on up, to be reported as the function's failure.
+``FLOOR_BLOCKS``; a mode whose first call would start after the deadline is not run; this
+machine's costs, the retracing probe and the profiler run only while what they are expected to
+cost still fits. A first call already started cannot be cut short, so a slow compile can overrun;
+the report says by how much. Ctrl-C during the timed blocks keeps the blocks timed so far; during
+a later part, what came before it. A ``KeyboardInterrupt`` the function raised itself is no Ctrl-C
+(``reader_code.is_ctrl_c``): it goes on up, to be reported as the function's failure.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tfspeedlab.core.measure.measurement import Measurement
@@ -32,11 +36,14 @@ from tfspeedlab.core.results.store import load_runner
 from tfspeedlab.core.stats import cost_model
 from tfspeedlab.core.stats.memory_growth import FollowedMemory
 from tfspeedlab.core.wording import Mode
-from tfspeedlab.diagnosis.function_core import (HOST_SPLIT_PART, MEMORY_PART, MODES, PROBE_PART, Diagnosis, Placement,
-                                                RetraceProbe, host_split_part)
+from tfspeedlab.diagnosis.calibration import measure_machine_costs
+from tfspeedlab.diagnosis.function_core import (CALIBRATION_PART, HOST_SPLIT_PART, MEMORY_PART, MODES, PROBE_PART,
+                                                Calibration, Diagnosis, MachineCosts, Placement, RetraceProbe,
+                                                host_split_part)
 from tfspeedlab.diagnosis.memory_follow import calls_within, follow_within
 from tfspeedlab.diagnosis.reader_code import is_ctrl_c
 from tfspeedlab.diagnosis.targets import error_line
+from tfspeedlab.harness import machine
 
 # Share of the budget the timed blocks of the three modes get between them.
 TIMING_SHARE = 0.5
@@ -66,6 +73,11 @@ PROBE_TRACES = 4
 MEMORY_SHARE = 0.1
 MEMORY_SLOWDOWN = 1 + 3 * HEAP_SHARE
 BUDGET_SPENT_FIRST = "the budget was spent before its first call (give a larger --budget)"
+# This machine's costs for the cost model (``calibration``): their timed blocks get this share of
+# the budget, within these bounds (seconds); first calls and calibration add about half again.
+CALIBRATION_SHARE = 0.05
+CALIBRATION_S = (0.5, 3.0)
+CALIBRATION_OVERHEAD = 1.5
 
 
 def diagnose(fn: Callable[..., Any], *args: Any, budget_s: float = 10.0, **kwargs: Any) -> Diagnosis:
@@ -94,11 +106,18 @@ def measure(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], *, b
     graph = _concrete_graph(compiled["tf.function"], args)
     op_count = None if graph is None else len(graph.get_operations())
     compute_ops = None if graph is None else len(compute_operations(graph))
-    placement = place_on_cost_model(graph) if graph is not None else None
-    # What Ctrl-C during the timed blocks or the probe leaves: neither the probe nor the split.
-    retracing, host_split, skipped = None, {}, {PROBE_PART: INTERRUPTED, HOST_SPLIT_PART: INTERRUPTED}
+    # What Ctrl-C during the timed blocks, this machine's costs or the probe leaves: neither the
+    # probe nor the split.
+    cut_short = {PROBE_PART: INTERRUPTED, HOST_SPLIT_PART: INTERRUPTED}
+    retracing, host_split, skipped = None, {}, dict(cut_short) if interrupted else {}
+    placement = None
+    if graph is not None:
+        placement, why, cut = _placement(graph, budget_s, deadline, progress, calibrate=not interrupted)
+        skipped.update({CALIBRATION_PART: why} if why else {})
+        if cut:
+            interrupted = True
+            skipped.update(cut_short)
     if not interrupted:
-        skipped = {}
         probe_needs_s = PROBE_TRACES * (prepared["tf.function"].first_call_s if "tf.function" in prepared else 0.0)
         if "tf.function" in prepared and probe_needs_s > deadline - time.perf_counter():
             skipped[PROBE_PART] = f"the budget was spent; it needs about {probe_needs_s:.2g} s"
@@ -107,7 +126,7 @@ def measure(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], *, b
             tracing_s += probe_s
             interrupted = retracing is None
             if interrupted:
-                skipped = {PROBE_PART: INTERRUPTED, HOST_SPLIT_PART: INTERRUPTED}
+                skipped.update(cut_short)
     if not interrupted:
         host_split, split_skipped, interrupted = _host_splits(call, args, measured, budget_s=budget_s,
                                                               spent_at=deadline, progress=progress)
@@ -230,9 +249,46 @@ def _host_splits(call: Callable[..., Any], args: tuple, measured: Mapping[str, M
     return splits, skipped, False
 
 
-def place_on_cost_model(graph: Any, results_root=REPO_ROOT / "results") -> Placement | None:
-    """The function beside the guide's cost model, fitted on the GPU runner's sweeps when this
-    machine has a GPU and they exist, else the CPU runner's; None without committed sweeps."""
+def _placement(graph: Any, budget_s: float, deadline: float, progress: Callable[[str], None], *,
+               calibrate: bool) -> tuple[Placement | None, str | None, bool]:
+    """The function on the guide's cost model, with this machine's costs timed first when that is
+    expected to fit before the deadline: the placement (None without the guide's sweeps or a
+    shape to place), why this machine's costs were not timed (None when they were), and whether
+    Ctrl-C cut their timing short. Without them, every cost is the guide's machine's, and the
+    report says so."""
+    fitted = guide_cost_model()
+    if fitted is None or chain_shape(graph) is None:
+        return None, None, False
+    if not calibrate:
+        return place_on_cost_model(graph, fitted), INTERRUPTED, False
+    seconds = calibration_seconds(budget_s)
+    needs_s = seconds * CALIBRATION_OVERHEAD
+    if needs_s > deadline - time.perf_counter():
+        return place_on_cost_model(graph, fitted), f"the budget was spent; it needs about {needs_s:.2g} s", False
+    progress(f"timing eager ops and a tf.function call on this machine, for the cost model (about {seconds:.2g} s) …")
+    try:
+        here = measure_machine_costs(seconds)
+    except KeyboardInterrupt:
+        return place_on_cost_model(graph, fitted), INTERRUPTED, True
+    return place_on_cost_model(graph, fitted, here), None, False
+
+
+def calibration_seconds(budget_s: float) -> float:
+    """The timed blocks of this machine's costs: a share of the budget, within bounds."""
+    return min(max(CALIBRATION_SHARE * budget_s, CALIBRATION_S[0]), CALIBRATION_S[1])
+
+
+@dataclass(frozen=True)
+class FittedModel:
+    """The guide's cost model and the CPU its sweeps ran on."""
+
+    model: cost_model.CostModel
+    fitted_on: str
+
+
+def guide_cost_model(results_root: Path = REPO_ROOT / "results") -> FittedModel | None:
+    """The guide's cost model, fitted on the GPU runner's sweeps when this machine has a GPU and
+    they exist, else the CPU runner's; None without committed sweeps."""
     import tensorflow as tf
 
     runners = (["gpu"] if tf.config.list_physical_devices("GPU") else []) + ["cpu"]
@@ -243,21 +299,40 @@ def place_on_cost_model(graph: Any, results_root=REPO_ROOT / "results") -> Place
         except ResultsFileError:
             continue
         if cost_model.can_fit(results):
-            model = cost_model.fit(results, runner)
-            fitted_on = cost_model.fitting_sweeps(results)["n_ops"].environment["cpu_model"]
-            break
-    else:
+            return FittedModel(cost_model.fit(results, runner),
+                               cost_model.fitting_sweeps(results)["n_ops"].environment["cpu_model"])
+    return None
+
+
+def place_on_cost_model(graph: Any, fitted: FittedModel, here: MachineCosts | None = None) -> Placement | None:
+    """The function beside the guide's cost model: a chain of as many elementwise ops on tensors of
+    its median size, with this machine's costs (``here``) in place of the guide's where given;
+    None where the graph has no compute op of a known size."""
+    shape = chain_shape(graph)
+    if shape is None:
         return None
+    model, calibration = fitted.model, None
+    if here is not None:
+        guide = MachineCosts(eager_op_s=model.modes["eager"].op_s, graph_call_s=model.modes["graph"].call_s)
+        calibration = Calibration(machine.cpu_model(), here, guide)
+        model = model.with_reader_costs(graph_call_s=here.graph_call_s, eager_op_s=here.eager_op_s)
+    ops, elements = shape
+    return Placement(model.runner, fitted.fitted_on, ops, elements,
+                     {mode: model.per_call(Mode.named(mode).cost_model_name, ops, elements) for mode in MODES},
+                     {mode: model.band[Mode.named(mode).cost_model_name] for mode in MODES},
+                     extrapolated=ops > model.measured_ops or elements > model.measured_elements,
+                     calibration=calibration)
+
+
+def chain_shape(graph: Any) -> tuple[int, int] | None:
+    """(ops, elements): the graph's compute ops and the median element count of their outputs, the
+    chain the cost model prices; None where no compute op has an output of known size."""
     compute = compute_operations(graph)
     sizes = [shape.num_elements() for op in compute for shape in [op.outputs[0].shape] if op.outputs
              and shape.is_fully_defined()]
     if not compute or not sizes:
         return None
-    ops, elements = len(compute), int(statistics.median(sizes))
-    return Placement(model.runner, fitted_on, ops, elements,
-                     {mode: model.per_call(Mode.named(mode).cost_model_name, ops, elements) for mode in MODES},
-                     {mode: model.band[Mode.named(mode).cost_model_name] for mode in MODES},
-                     extrapolated=ops > model.measured_ops or elements > model.measured_elements)
+    return len(compute), int(statistics.median(sizes))
 
 
 def compute_operations(graph: Any) -> list[Any]:

@@ -28,6 +28,7 @@ MODES = MODE_LABELS
 PROBE_PART = "retracing probe"
 HOST_SPLIT_PART = "host-time split"
 MEMORY_PART = "memory over repeated calls"
+CALIBRATION_PART = "this machine's op and call costs, for the cost model"
 
 
 @dataclass(frozen=True)
@@ -51,18 +52,41 @@ class RetraceProbe:
 
 
 @dataclass(frozen=True)
+class MachineCosts:
+    """The two costs of the cost model every break-even rests on, which move most from machine to
+    machine: one eager op's and the fixed cost of a ``tf.function`` call (XLA's likewise), in seconds."""
+
+    eager_op_s: float
+    graph_call_s: float
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The costs ``diagnosis.calibration`` timed on the reader's machine, which the prediction
+    uses in place of the guide's, and the guide's own, to set side by side."""
+
+    cpu: str  # the reader's CPU, as the environment names it
+    here: MachineCosts
+    guide: MachineCosts
+
+
+@dataclass(frozen=True)
 class Placement:
     """The function set against the guide's cost model: what a chain of as many elementwise ops,
-    on tensors of its typical size, costs per call in each mode on the runner the model was fitted
-    on, beside what the function measured."""
+    on tensors of its typical size, costs per call in each mode, beside what the function measured.
+    The model is fitted on the guide's runner; with a ``calibration``, its costs per eager op and
+    per ``tf.function`` call are this machine's."""
 
     runner: str
-    fitted_on: str  # the CPU the model's sweeps ran on: the reader's machine may be faster or slower
+    fitted_on: str  # the CPU the model's sweeps ran on: the reader's machine may differ
     ops: int  # the traced graph's ops that compute (placeholders, constants, identities left out)
     elements: int  # the median element count of their outputs
     predicted_s: dict[str, float]  # by diagnosis mode
     band: dict[str, float]  # the model's worst relative miss on the guide's own chains, by mode
     extrapolated: bool  # ops or elements beyond what the model was fitted on
+    # None: every cost is the guide's machine's (the budget left no time to time them here, or a
+    # report kept before diagnose did).
+    calibration: Calibration | None = None
 
     def measured_over_predicted(self, diagnosis: Diagnosis, mode: str) -> float | None:
         if mode not in diagnosis.modes or mode not in self.predicted_s:

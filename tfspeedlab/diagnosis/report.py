@@ -16,7 +16,7 @@ from tfspeedlab.core.stats.memory_growth import FollowedMemory
 from tfspeedlab.core.stats.summary import text_columns
 from tfspeedlab.core.units import format_time
 from tfspeedlab.core.wording import BASELINE_CELL, format_growth, format_levelling, format_speedup, signed_bytes
-from tfspeedlab.diagnosis.function_core import MODES, Diagnosis
+from tfspeedlab.diagnosis.function_core import MODES, Diagnosis, Placement
 from tfspeedlab.diagnosis.model_core import (BASELINES, CALLS, FIT_BATCHES, FROM_FILE, PAGES as MODEL_PAGES, PREDICT,
                                              START_PAGE, TRAINING, ModelDiagnosis)
 
@@ -174,12 +174,27 @@ def _placement_table(diagnosis: Diagnosis) -> str:
             continue
         rows.append((mode, format_time(predicted), format_time(ratio * predicted), f"{ratio:.3g}×"))
     notes = [f"(for {placement.ops:,} op{'s' if placement.ops != 1 else ''} on {placement.elements:,} elements; "
-             f"fitted on the guide's {placement.runner.upper()} runner, {placement.fitted_on}: on another "
-             "machine the ratios may move)", placement.reading(diagnosis)]
+             f"{_whose_costs(placement)})", placement.reading(diagnosis)]
     if placement.extrapolated:
         notes.append("beyond the op counts or tensor sizes the model was fitted on: an extrapolation")
     note = "; ".join(note for note in notes[1:] if note)
     return "\n".join([text_columns(rows), _wrapped([notes[0]] + ([f"{note[:1].upper()}{note[1:]}."] if note else []))])
+
+
+def _whose_costs(placement: Placement) -> str:
+    """Which machine each of the prediction's costs is from: the model is fitted on the guide's
+    runner, and, where they were timed here, its costs of an eager op and of a tf.function call are
+    this machine's, set beside the guide's."""
+    fitted = f"fitted on the guide's {placement.runner.upper()} runner, {placement.fitted_on}"
+    found = placement.calibration
+    if found is None:
+        return f"every cost {fitted}: on another machine the ratios may move"
+    here, guide = found.here, found.guide
+    costs = "; ".join(f"{what} {format_time(mine)} here, {format_time(theirs)} on the guide's"
+                      for what, mine, theirs in (("an eager op", here.eager_op_s, guide.eager_op_s),
+                                                 ("a tf.function call", here.graph_call_s, guide.graph_call_s)))
+    return (f"the model {fitted}, with two costs timed on this machine, {found.cpu}: {costs}; "
+            "the rest (a graph op's, the kernels' per element, XLA's) are the guide's")
 
 
 # -- a Keras model's report --

@@ -42,14 +42,21 @@ def placement_reading(placement: Placement, ratio: float | None) -> str:
     band = placement.band["eager"]
     chain, verb = (f"{placement.ops:,} elementwise ops of this size", "cost") if placement.ops != 1 else (
         "1 elementwise op of this size", "costs")
+    # With this machine's cost of an eager op timed, the ratio speaks of the function; without it,
+    # of the function and of how this machine differs from the guide's, which the words must not
+    # lay at the reader's code.
+    where = "on this machine" if placement.calibration is not None else "on the guide's machine"
     if ratio > 1 + max(band, 1.0):
-        return (f"eagerly it takes {ratio:.3g}× what {chain} {verb}: its kernels do "
+        return (f"eagerly it takes {ratio:.3g}× what {chain} {verb} {where}: its kernels do "
                 "more work than elementwise arithmetic (a matmul, a convolution), and that work is "
                 "the same in every mode")
     if ratio < 1 / (1 + max(band, 1.0)):
-        return (f"eagerly it takes {ratio:.3g}× what {chain} {verb}: many of its "
-                "ops are cheaper to issue than the guide's (shape or control ops)")
-    return (f"eagerly it costs what {chain} {verb} in the guide "
+        if placement.calibration is None:
+            return (f"eagerly it takes {ratio:.3g}× what {chain} {verb} {where}: its ops are cheaper to issue "
+                    "(shape or control ops), or this machine issues ops in less time than the guide's")
+        return (f"eagerly it takes {ratio:.3g}× what {chain} {verb} {where}: many of its "
+                "ops are cheaper to issue than a multiply, an add or a ReLU (shape or control ops)")
+    return (f"eagerly it costs what {chain} {verb} {where} "
             f"({ratio:.3g}× the model's prediction): its time is the cost of issuing ops")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import re
 from dataclasses import dataclass
@@ -19,10 +20,15 @@ class UnknownExampleError(LookupError):
     def __init__(self, unknown: list[str], known: list[str]) -> None:
         self.unknown = unknown
         self.known = known
-        super().__init__(
-            f"unknown example(s): {', '.join(unknown)}. "
-            f"Valid names: {', '.join(known) if known else '(none found)'}"
-        )
+        named = ", ".join(_with_suggestion(name, known) for name in unknown)
+        super().__init__(f"unknown example(s): {named}. Valid names: {', '.join(known) if known else '(none found)'}")
+
+
+def _with_suggestion(name: str, known: list[str]) -> str:
+    """``smal_ops (did you mean small_ops?)``: a misspelt name with the nearest valid one, as git and
+    argparse suggest; the name alone where none is near."""
+    nearest = difflib.get_close_matches(name, known, n=1)
+    return f"{name} (did you mean {nearest[0]}?)" if nearest else name
 
 
 @dataclass(frozen=True)

@@ -67,9 +67,10 @@ def run_in_processes(script: Path, workload: Workload, runner: str, quick: bool,
                     runs.setdefault(case.label, []).append(case)
                 unavailable.update(measured.unavailable)
     # The first child's record (this process need not import TensorFlow to describe
-    # what its children ran), stamped with the time the last one finished; without the
+    # what its children ran), stamped with the time and load as the last one finished; without the
     # variables a case set for its own process (recorded with that case).
     environment = {**environments[0], "utc_time": environments[-1]["utc_time"],
+                   "load_average_end": environments[-1].get("load_average_end"),
                    "tf_variables": machine.tf_variables()}
     # A case that ran in some of its processes keeps those runs; one that ran in none says why.
     measured_cases = [gather(runs[case.label]) for case in workload.cases if case.label in runs]

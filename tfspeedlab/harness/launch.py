@@ -19,8 +19,8 @@ interpreter.
 
 from __future__ import annotations
 
+import importlib
 import os
-import runpy
 import signal
 import subprocess
 import sys
@@ -28,7 +28,8 @@ import time
 import traceback
 from collections.abc import Mapping
 
-from tfspeedlab.harness.machine import no_gpu_devices
+from tfspeedlab.harness.machine import gpus_hidden, no_gpu_devices
+from tfspeedlab.harness.native_logs import quiet_tensorflow_logs
 
 WORKER_MODULE = "tfspeedlab.harness.worker"
 # Set by ``tfspeedlab run --cold-start``; inherited by every process of the run.
@@ -51,11 +52,6 @@ def cold_start_requested() -> bool:
     return os.environ.get(COLD_START_VARIABLE) == "1"
 
 
-def quiet_tensorflow_logs() -> None:
-    """Before TensorFlow is imported: its INFO lines drown the progress display; warnings still show."""
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
-
-
 def preload_tensorflow() -> bool:
     """Import TensorFlow here, once, so that quick-run children can be forked from it.
 
@@ -64,7 +60,7 @@ def preload_tensorflow() -> bool:
     """
     if not sys.platform.startswith("linux"):
         return False
-    quiet_tensorflow_logs()
+    quiet_tensorflow_logs()  # read at the import: for this process and every child forked from it
     import tensorflow  # noqa: F401  (the import is the point)
 
     return fork_allowed({})
@@ -75,7 +71,7 @@ def fork_allowed(env: Mapping[str, str]) -> bool:
     one would: TensorFlow imported but its runtime not started, no GPU visible, no variables."""
     if env or not sys.platform.startswith("linux") or "tensorflow" not in sys.modules:
         return False
-    if os.environ.get("CUDA_VISIBLE_DEVICES") != "-1":
+    if not gpus_hidden():
         if not no_gpu_devices():
             return False
     try:
@@ -150,10 +146,12 @@ def _run_forked(argv: list[str], new_session: bool, ready_write: int) -> None:
         # until the worker installs its own handler.
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        # What ``python -m tfspeedlab.harness.worker ARGV`` does, minus starting the interpreter.
+        # What ``python -m tfspeedlab.harness.worker ARGV`` does, minus starting the interpreter. The
+        # module's main is called, not the module run again as __main__ (runpy): the parent has
+        # usually imported it, and running an imported module a second time warns (and builds its
+        # objects twice). Imported by name: the worker imports this module.
         sys.argv = [WORKER_MODULE, *argv]
-        runpy.run_module(WORKER_MODULE, run_name="__main__", alter_sys=True)
-        code = 0
+        code = importlib.import_module(WORKER_MODULE).main(argv)
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
     except BaseException:  # the parent must see a failure, never the parent's own code path

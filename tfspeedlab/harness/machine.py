@@ -18,6 +18,15 @@ from tfspeedlab.core.results.repo import git_commit, git_dirty
 # a bfloat16 or int8 result on a CPU with AVX512_BF16 or AMX does not carry over to one without.
 CPU_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512_bf16", "avx512_vnni", "avx512_fp16",
              "avx_vnni", "amx_tile", "amx_bf16", "amx_int8")
+# Where Linux says how the CPU's clock is governed ("performance" holds it up; "powersave" and
+# "ondemand" let it fall between bursts, which moves short timings) and how much memory there is.
+CPUINFO_FILE = Path("/proc/cpuinfo")
+GOVERNOR_FILE = Path("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
+MEMINFO_FILE = Path("/proc/meminfo")
+# Set by ``mark_run_start`` and inherited by the processes a run starts: the load when it began.
+LOAD_AT_START_VARIABLE = "TFSPEEDLAB_LOAD_AT_START"
+# What a name read from the machine is cut to: a CPU's name is a few dozen characters.
+MAX_NAME = 100
 # Environment variables that change what TensorFlow does, recorded when set.
 _TF_VARIABLES = (
     "TF_XLA_FLAGS", "XLA_FLAGS", "TF_ENABLE_ONEDNN_OPTS", "TF_USE_LEGACY_KERAS",
@@ -61,10 +70,84 @@ def capture(runner: str | None = None) -> dict[str, Any]:
         # TF_ENABLE_ONEDNN_OPTS), which moves some kernels' times; None where it cannot say.
         "onednn": onednn_enabled() if tf else None,
         "tf_variables": tf_variables(),
+        # What else the machine was doing, as pyperf records it: the 1-minute load average when
+        # the run began and when it was recorded (None where not read), the clock's governor and
+        # the memory (None where the system does not say).
+        "load_average_start": load_at_start(),
+        "load_average_end": load_average(),
+        "cpu_governor": cpu_governor(),
+        "memory_bytes": memory_bytes(),
         "git_commit": git_commit(),
         "git_dirty": git_dirty(),
         "utc_time": utc_now(),
     }
+
+
+def load_average() -> float | None:
+    """The 1-minute load average (processes running or waiting for a core), where the system
+    reports one (not on Windows)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
+def mark_run_start() -> None:
+    """Note the load as a run begins, for ``capture`` to record beside the load as it ends; the
+    processes the run starts (forked or fresh) inherit it."""
+    found = load_average()
+    if found is not None:
+        os.environ[LOAD_AT_START_VARIABLE] = repr(found)
+    else:
+        os.environ.pop(LOAD_AT_START_VARIABLE, None)
+
+
+def load_at_start() -> float | None:
+    """The load ``mark_run_start`` noted; None where no run marked one (or the system has none)."""
+    try:
+        found = float(os.environ[LOAD_AT_START_VARIABLE])
+    except (KeyError, ValueError):
+        return None
+    return found if 0 <= found < 1e6 else None
+
+
+def cpu_governor(path: Path = GOVERNOR_FILE) -> str | None:
+    """Linux's CPU frequency governor for the first core (``performance``, ``powersave``, …); None
+    where there is none to read (most VMs, macOS, Windows)."""
+    try:
+        found = path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return found if found.replace("_", "").replace("-", "").isalnum() and len(found) <= 32 else None
+
+
+def memory_bytes(meminfo: Path = MEMINFO_FILE) -> int | None:
+    """The machine's memory in bytes: Linux's MemTotal, macOS's ``hw.memsize``; None elsewhere."""
+    try:
+        for line in meminfo.read_text(encoding="ascii").splitlines():
+            key, _, value = line.partition(":")
+            number, _, unit = value.strip().partition(" ")
+            if key == "MemTotal" and number.isdigit():
+                return int(number) * (1024 if unit.strip() == "kB" else 1)
+    except (OSError, UnicodeDecodeError):
+        pass
+    found = _sysctl("hw.memsize") if sys.platform == "darwin" else None
+    return int(found) if found and found.isdigit() else None
+
+
+def _sysctl(name: str) -> str | None:
+    """One value from macOS's ``sysctl -n NAME``, as plain text; None where it cannot be read."""
+    try:
+        output = subprocess.run(["sysctl", "-n", name], capture_output=True, text=True, timeout=5, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return plain_name(output)
+
+
+def plain_name(text: str) -> str | None:
+    """A name read from the machine as one short line of printable text (None if nothing is left)."""
+    found = " ".join("".join(char for char in text if char.isprintable()).split())[:MAX_NAME]
+    return found or None
 
 
 def tf_variables() -> dict[str, str]:
@@ -99,14 +182,18 @@ def utc_now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def cpu_model() -> str:
+def cpu_model(cpuinfo: Path = CPUINFO_FILE) -> str:
+    """The CPU's name: Linux's /proc/cpuinfo, macOS's ``machdep.cpu.brand_string`` ("Apple M2",
+    where ``platform.processor()`` says only "arm"), else what ``platform`` knows."""
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name") and (found := plain_name(line.split(":", 1)[1])):
+                return found
     except OSError:
         pass
-    return platform.processor() or platform.machine() or "unknown"
+    if sys.platform == "darwin" and (found := _sysctl("machdep.cpu.brand_string")):
+        return found
+    return plain_name(platform.processor() or platform.machine() or "") or "unknown"
 
 
 def cpu_id() -> dict[str, int | None]:
@@ -187,10 +274,20 @@ class NoGPUError(RuntimeError):
     """A GPU run was asked for on a machine where TensorFlow sees no GPU."""
 
 
+# CUDA_VISIBLE_DEVICES for a process that must see no GPU.
+NO_GPUS = "-1"
+
+
 def hide_gpus_for(requested: str) -> None:
-    """Before TensorFlow is imported: a ``cpu`` run must not touch a GPU that is present."""
-    if requested == "cpu":
-        os.environ["CUDA_VISIBLE_DEVICES"] = "-1"
+    """Before TensorFlow is imported: a ``cpu`` run must not touch a GPU that is present, and an
+    ``auto`` run on a machine without a GPU (a CPU run, ``resolve_runner`` says) must not probe for
+    one: CUDA's probe fails there, in an error line that reads as if something were wrong."""
+    if requested == "cpu" or (requested == "auto" and no_gpu_devices()):
+        os.environ["CUDA_VISIBLE_DEVICES"] = NO_GPUS
+
+
+def gpus_hidden() -> bool:
+    return os.environ.get("CUDA_VISIBLE_DEVICES") == NO_GPUS
 
 
 def resolve_runner(requested: str) -> str:

@@ -13,7 +13,7 @@ from tfspeedlab.core.results.store import write_results
 from tfspeedlab.core.spec.workload import SkipExample, Workload
 from tfspeedlab.harness.cases import run_workload
 from tfspeedlab.harness.isolation import measure
-from tfspeedlab.harness.machine import resolve_runner
+from tfspeedlab.harness.machine import mark_run_start, resolve_runner
 from tfspeedlab.harness.report import text_table
 
 FULL_RUN_CALL = "tfspeedlab.main(workload, quick=False)"
@@ -46,6 +46,7 @@ def main(build: Callable[..., Workload], argv: list[str] | None = None, *, quick
         print(f"Quick run: smaller sizes and shorter timing than the full run the guide's figures come from. "
               f"For the full run, which takes much longer: {FULL_RUN_CALL}")
     runner = resolve_runner("auto")
+    mark_run_start()
     script = None
     if workload.processes:
         script = script_of(build, workload.name)

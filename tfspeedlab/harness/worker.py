@@ -18,7 +18,7 @@ from tfspeedlab.core.results import artifacts
 from tfspeedlab.core.results.schema import to_dict
 from tfspeedlab.core.results.store import write_failure, write_json_atomic, write_results
 from tfspeedlab.core.spec.workload import SkipExample, Workload
-from tfspeedlab.harness import catalog, launch, machine
+from tfspeedlab.harness import catalog, launch, machine, native_logs
 from tfspeedlab.harness.cases import run_workload
 from tfspeedlab.harness.estimate import estimate, write_estimate
 from tfspeedlab.harness.exits import EXIT_FAILED, EXIT_NO_GPU, EXIT_SKIPPED
@@ -28,6 +28,13 @@ from tfspeedlab.harness.machine import RUNNER_CHOICES, NoGPUError, hide_gpus_for
 
 
 def main(argv: list[str] | None = None) -> int:
+    # TensorFlow's, XLA's and XProf's log lines below errors stay out of the run's progress
+    # (``tfspeedlab run --verbose`` shows them); the processes this one starts write through it.
+    with native_logs.filtered():
+        return _run(argv)
+
+
+def _run(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tfspeedlab.harness.worker")
     parser.add_argument("path", type=Path)
     parser.add_argument("--runner", choices=RUNNER_CHOICES, default="auto")
@@ -49,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give --out, or --partial (with --process for a named group)")
 
     script = catalog.ExampleScript(options.path.stem, options.path)
-    launch.quiet_tensorflow_logs()
+    native_logs.quiet_tensorflow_logs()
     hide_gpus_for(options.runner)
     try:
         runner = resolve_runner(options.runner)
@@ -68,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_FAILED
         write_json_atomic(options.partial, to_dict(partial))
         return 0
+    machine.mark_run_start()  # the example's run starts here; its processes inherit the mark
     try:
         staging = artifacts.start_staging(options.out)
     except OSError as error:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from tfspeedlab.core.profiling import HOST_LAYERS, HOST_LAYER_LABELS
 from tfspeedlab.core.results import provenance
 from tfspeedlab.core.results.cpu import cpu_name, cpu_with_sets, same_cpu
-from tfspeedlab.core.results.schema import ResultsFile
+from tfspeedlab.core.results.schema import OPTIONAL_ENVIRONMENT_FIELDS, ResultsFile
 from tfspeedlab.core.results.timing import Timing
 from tfspeedlab.core.spec.layout import Grid
 from tfspeedlab.core.stats import cost_model, dispatch, intervals, line_fit, op_layers, sweeps
@@ -242,9 +242,11 @@ def environment_table(all_results: list[ResultsFile], with_sets: Callable[[Mappi
             f"TF {env['tensorflow']}, {_keras(env)}, Python {env['python']}, "
             f"{'quick' if results.quick else 'full'} run",
             f"{threads_in_force(env)}; {onednn_in_force(env, results)}",
+            machine_state(env),
             _freshness(provenance.freshness(results)),
         ])
-    header = ("Example", "Measured (UTC)", "Commit", "Hardware", "Software, run", "Threads, oneDNN", "Up to date?")
+    header = ("Example", "Measured (UTC)", "Commit", "Hardware", "Software, run", "Threads, oneDNN",
+              "Load, memory, governor", "Up to date?")
     return table(header, body, [LEFT] * len(header))
 
 
@@ -257,6 +259,26 @@ def threads_in_force(environment) -> str:
     cores = environment.get("usable_cores")
     return (f"inter-op {setting('inter_op_threads')}, intra-op {setting('intra_op_threads')}"
             + (f"; {cores} usable core{'s' if cores != 1 else ''}" if cores is not None else ""))
+
+
+def machine_state(environment) -> str:
+    """``load 0.52 → 1.10; 7.76 GiB; governor performance``: the 1-minute load average as the run
+    began and ended, the memory and the CPU clock's governor, each where the machine let it be read;
+    ``not recorded`` for files measured before these were."""
+    if not any(name in environment for name in OPTIONAL_ENVIRONMENT_FIELDS):
+        return "not recorded"
+
+    def load(name: str) -> str:
+        value = environment.get(name)
+        return "?" if value is None else f"{value:.2f}"  # as ``uptime`` prints it
+
+    memory = environment.get("memory_bytes")
+    governor = environment.get("cpu_governor")
+    return "; ".join([
+        f"load {load('load_average_start')} → {load('load_average_end')}",
+        format_bytes(memory) if memory else "memory not readable",
+        f"governor {governor}" if governor else "no governor readable",
+    ])
 
 
 def onednn_in_force(environment, results: ResultsFile | None = None) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tfspeedlab.core.results.checks import FAILURE_TEXT
-from tfspeedlab.core.results.schema import FAILURE_SUFFIX, FieldReader, ResultsFile, ResultsFileError
+from tfspeedlab.core.results.schema import FAILURE_SUFFIX, WHOLE_FILE, FieldReader, ResultsFile, ResultsFileError
 from tfspeedlab.core.results.store import load_failure, load_runner, read_json
 from tfspeedlab.core.spec.releases import Release, is_version, release_from_folder
 
@@ -152,7 +152,7 @@ def read_record(path: Path) -> dict[str, Any]:
     otherwise)."""
     data = read_json(path)  # a regular file of sane size, or ResultsFileError
     reader = FieldReader(path)
-    reader.require(isinstance(data, dict), "<file>", "must hold a JSON object")
+    reader.require(isinstance(data, dict), WHOLE_FILE, "must hold a JSON object")
     reader.check_document(data, RECORD_TEXT)
     for name in RECORD_FIELDS:
         value = data.get(name)

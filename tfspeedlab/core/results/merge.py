@@ -16,7 +16,8 @@ from pathlib import Path
 from tfspeedlab.core.results import artifacts
 from tfspeedlab.core.results.history import (ENVIRONMENT_RECORD, HISTORY_FOLDER, check_not_linked, history_dir,
                                               read_record, record_disagreement)
-from tfspeedlab.core.results.schema import FAILURE_SUFFIX, RUNNERS, ResultsFile, ResultsFileError, to_dict
+from tfspeedlab.core.results.schema import (FAILURE_SUFFIX, RUNNERS, WHOLE_FILE, ResultsFile, ResultsFileError,
+                                            to_dict)
 from tfspeedlab.core.results.store import check_placement, load_results, results_path, write_json_atomic
 from tfspeedlab.core.spec.releases import release_from_folder
 
@@ -234,7 +235,7 @@ def _check(path: Path, folder_runner: str, release: str = "") -> _Candidate:
     results = load_results(path)
     check_placement(results, path, folder_runner)
     if not release and (links := artifacts.linked_files(path.parent.parent, path.parent.name, results.example)):
-        raise ResultsFileError(links[0], "<file>", "is a symbolic link; artifacts must be regular files")
+        raise ResultsFileError(links[0], WHOLE_FILE, "a symbolic link; artifacts must be regular files")
     if release and (path.parent / ENVIRONMENT_RECORD).exists():
         read_record(path.parent / ENVIRONMENT_RECORD)  # checked before anything is written
     return _Candidate(results, path, _utc(path, results.environment["utc_time"]), release)

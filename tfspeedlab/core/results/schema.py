@@ -41,6 +41,14 @@ ENVIRONMENT_FIELDS: dict[str, tuple[type, ...]] = {
     "git_commit": (str, type(None)),
     "utc_time": (str,),
 }
+# Fields an environment record may carry (files from before they were recorded lack them), checked
+# where present: a page formats them.
+OPTIONAL_ENVIRONMENT_FIELDS: dict[str, tuple[type, ...]] = {
+    "load_average_start": (int, float, type(None)),
+    "load_average_end": (int, float, type(None)),
+    "cpu_governor": (str, type(None)),
+    "memory_bytes": (int, type(None)),
+}
 
 
 # Caps on what a results file may hold, far above any real run (the largest
@@ -74,13 +82,18 @@ class MissingCaseError(NotInResults):
         self.quick = quick
 
 
+# The "field" of a problem with the file as a whole (not JSON, a symbolic link, too large).
+WHOLE_FILE = "<file>"
+
+
 class ResultsFileError(ValueError):
-    """A results file that cannot be used; names the file and the offending field."""
+    """A results file that cannot be used; names the file and the offending field (``WHOLE_FILE``
+    for the file as a whole, which the message then words plainly: ``a.json: not JSON (line 3, column 5)``)."""
 
     def __init__(self, path: Path | str, field_name: str, problem: str) -> None:
         self.path = Path(path)
         self.field = field_name
-        super().__init__(f"{path}: field '{field_name}' {problem}")
+        super().__init__(f"{path}: {problem}" if field_name == WHOLE_FILE else f"{path}: field '{field_name}' {problem}")
 
 
 @dataclass(frozen=True)
@@ -216,6 +229,9 @@ def from_dict(data: Any, path: Path | str) -> ResultsFile:
     environment = reader.get(data, "environment", dict)
     for name, types in ENVIRONMENT_FIELDS.items():
         reader.get(environment, name, types, prefix="environment.")
+    for name, types in OPTIONAL_ENVIRONMENT_FIELDS.items():
+        if name in environment:
+            reader.get(environment, name, types, prefix="environment.")
     reader.require(all(isinstance(gpu, dict) for gpu in environment["gpus"]), "environment.gpus",
                    "must be a list of JSON objects, one per GPU")
     for name in ("logical_cores", "intra_op_threads", "inter_op_threads"):

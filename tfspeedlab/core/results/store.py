@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from tfspeedlab.core.results.checks import FAILURE_TEXT, TRACEBACK_TEXT, printable
-from tfspeedlab.core.results.schema import (FAILURE_SCHEMA, FAILURE_SUFFIX, MAX_FILE_BYTES, FieldReader, ResultsFile,
-                                            ResultsFileError, from_dict, to_dict)
+from tfspeedlab.core.results.schema import (FAILURE_SCHEMA, FAILURE_SUFFIX, MAX_FILE_BYTES, WHOLE_FILE, FieldReader,
+                                            ResultsFile, ResultsFileError, from_dict, to_dict)
 from tfspeedlab.core.spec.names import check_example_name
 
 # A failure record's text: its message a page shows (a screenful), its traceback kept for a person.
@@ -98,22 +98,33 @@ def read_json(path: Path | str) -> Any:
     path = Path(path)
     if path.is_symlink():
         # Nothing outside the results tree is followed: a link could point anywhere.
-        raise ResultsFileError(path, "<file>", "is a symbolic link; results files must be regular files")
+        raise ResultsFileError(path, WHOLE_FILE, "a symbolic link; results files must be regular files")
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            raise ResultsFileError(path, "<file>", f"is {size:,} bytes; at most {MAX_FILE_BYTES:,} are read")
+            raise ResultsFileError(path, WHOLE_FILE, f"{size:,} bytes; at most {MAX_FILE_BYTES:,} are read")
         return json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
     except (FileNotFoundError, ResultsFileError):
         raise
     except _NotJsonConstant as error:
-        raise ResultsFileError(path, "<file>", f"holds {error.args[0]}, which is not JSON (a number must be finite)") from None
+        raise ResultsFileError(path, WHOLE_FILE, f"not JSON: it holds {error.args[0]} (a number must be finite)") \
+            from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ResultsFileError(path, "<file>", f"is not readable JSON: {error}") from error
+        raise ResultsFileError(path, WHOLE_FILE, unreadable(error)) from error
     except ValueError as error:  # an integer of more digits than Python converts (4,300)
-        raise ResultsFileError(path, "<file>", f"is not readable JSON: {error}") from None
+        raise ResultsFileError(path, WHOLE_FILE, f"not JSON: {error}") from None
     except RecursionError:  # nesting deeper than Python's parser goes, well under the size cap
-        raise ResultsFileError(path, "<file>", "nests too deeply to be a results file") from None
+        raise ResultsFileError(path, WHOLE_FILE, "nests too deeply to be a results file") from None
+
+
+def unreadable(error: OSError | UnicodeDecodeError | json.JSONDecodeError) -> str:
+    """Why a file could not be read, in words: ``not JSON (line 3, column 5)``, ``not UTF-8 text
+    (byte 0xff at position 0)``, ``cannot be read: Permission denied``."""
+    if isinstance(error, json.JSONDecodeError):
+        return f"not JSON (line {error.lineno}, column {error.colno}: {error.msg[:1].lower()}{error.msg[1:]})"
+    if isinstance(error, UnicodeDecodeError):
+        return f"not UTF-8 text (byte 0x{error.object[error.start]:02x} at position {error.start:,})"
+    return f"cannot be read: {error.strerror or error}"
 
 
 class _NotJsonConstant(ValueError):
