@@ -37,6 +37,8 @@ class Metrics(dict[str, float]):
     follow_parts = Metric()
     heap_per_call = Metric()
     rss_end_bytes = Metric()
+    # glibc's arenas after a followed loop (``core.allocators.glibc_arenas``), where glibc's malloc ran.
+    glibc_arenas = Metric()
     # Resident memory over one loop of repeated calls, without parts (the predict ladder, the backends).
     memory_calls = Metric()
     rss_bytes = Metric()
