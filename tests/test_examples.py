@@ -366,6 +366,75 @@ def test_every_memory_loop_is_followed_in_parts_with_the_heap_apart(quick_result
         assert found.calls == case.params["calls"] and found.per_call.low <= found.per_call.high
 
 
+def test_every_malloc_setting_ran_as_set_or_says_how_to_install_it(quick_results):
+    from tfspeedlab.core.allocators import ALLOCATORS, PRELOADABLE, malloc_from_key
+    from tfspeedlab.core.stats.memory_growth import growth
+
+    results = load_results(quick_results / "cpu" / "memory_allocators.json")
+    settings = {"glibc", "jemalloc", "tcmalloc", "MALLOC_ARENA_MAX=2", "malloc_trim(0)"}
+    measured = {case.params["malloc"] for case in results.cases}
+    assert {"glibc", "MALLOC_ARENA_MAX=2", "malloc_trim(0)"} <= measured  # glibc's own: always here
+    # A preloaded allocator that is not installed is recorded with its install command, never dropped.
+    assert measured | {label.split(" · ")[1] for label in results.unavailable} == settings
+    for label, reason in results.unavailable.items():
+        assert PRELOADABLE[label.split(" · ")[1]].install in reason, (label, reason)
+    for case in results.cases:
+        p, m = case.params, case.metrics
+        # Whose malloc the process ran, as it found it: the one its setting names, and only that one.
+        assert {name for name in ALLOCATORS if m[malloc_from_key(name)] == 1.0} == {p["allocator"]}, case.label
+        if p["allocator"] in PRELOADABLE:
+            assert p["env"]["LD_PRELOAD"].startswith(f"lib{p['allocator']}"), case.label
+            assert "glibc_arenas" not in m, case.label
+        else:
+            assert m["glibc_arenas"] >= 1, case.label
+        assert growth(case).calls == p["calls"] == m["follow_calls"], case.label
+    arena_limited = results.case("predict · MALLOC_ARENA_MAX=2")
+    assert arena_limited.params["env"] == {"MALLOC_ARENA_MAX": "2"} and arena_limited.metrics["glibc_arenas"] <= 2
+    trimmed = results.case("predict · malloc_trim(0)").metrics
+    assert trimmed["trims"] >= trimmed["follow_calls"] and 0 <= trimmed["trims_released"] <= trimmed["trims"]
+
+
+def test_the_allocators_full_run_follows_200_new_models_under_every_setting():
+    module = catalog.discover()["memory_allocators"].load()
+    full = module.workload(quick=False)
+    loops = {}
+    for case in full.cases:
+        loops.setdefault(case.params["call"], set()).add(case.params["malloc"])
+        assert case.process == case.label  # a process of its own, started with its setting
+    assert loops == {call: {"glibc", "jemalloc", "tcmalloc", "MALLOC_ARENA_MAX=2", "malloc_trim(0)"}
+                     for call in ("new model", "predict")}
+    new_model = full.cases[0]
+    assert new_model.params["call"] == "new model" and new_model.params["calls"] >= 200
+    assert full.cases[-1].params["cleanup"] == "malloc_trim(0)"
+    assert new_model.params["cleanup"] == "clear_session()"
+    assert [case.params["cleanup"] for case in full.cases if case.label == "new model · malloc_trim(0)"] == [
+        "clear_session(), malloc_trim(0)"]
+
+
+def test_an_allocators_case_whose_setting_is_not_in_force_is_refused_before_it_builds_anything(monkeypatch):
+    from tfspeedlab import CaseUnavailable
+    from tfspeedlab.core.allocators import MallocSetting
+
+    module = catalog.discover()["memory_allocators"].load()
+    monkeypatch.delenv("LD_PRELOAD", raising=False)
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    # This process runs glibc's malloc, with no preload and no arena limit.
+    with pytest.raises(CaseUnavailable, match=r"^(started without LD_PRELOAD=libjemalloc\.so\.2: malloc comes "
+                                              r"from glibc|libjemalloc\.so\.2 is not installed here \(apt-get)"):
+        module.prepare("predict", MallocSetting("jemalloc", allocator="jemalloc"), 10, 5)
+    with pytest.raises(CaseUnavailable, match="^MALLOC_ARENA_MAX is unset in this process, not 2$"):
+        module.prepare("predict", MallocSetting("MALLOC_ARENA_MAX=2", arena_max=2), 10, 5)
+
+
+def test_the_allocators_trim_runs_after_each_call_and_counts_what_it_released():
+    module = catalog.discover()["memory_allocators"].load()
+    calls, counts = [], {"trims": 0.0, "trims_released": 0.0}
+    trimmed = module.with_trim(lambda: calls.append(1), counts)
+    for _ in range(3):
+        trimmed()
+    assert len(calls) == 3 and counts["trims"] == 3 and 0 <= counts["trims_released"] <= 3
+
+
 def test_start_up_cold_starts_are_whole_processes_and_split_into_their_parts(quick_results):
     results = load_results(quick_results / "cpu" / "startup.json")
     interpreter, tensorflow = results.case("python alone"), results.case("import tensorflow")

@@ -217,3 +217,59 @@ def test_the_keras_backends_memory_table_signs_its_slopes_as_the_memory_page_and
     slopes = [row.split(" | ")[4] for row in rows]
     assert slopes and not any(slope.startswith("-") or "-0" in slope or "−0" in slope for slope in slopes)
     assert all(re.fullmatch(r"(?:[+−]\d[\d.]*|0)\u00a0(?:B|KiB|MiB|GiB)", slope) for slope in slopes), slopes
+
+
+def malloc_case(call, malloc, *processes, allocator="glibc"):
+    """A followed loop of the allocators example: its call under one malloc setting."""
+    found = case_with(*processes, call=call)
+    return dataclasses.replace(found, label=f"{call} · {malloc}",
+                               params={**found.params, "malloc": malloc, "allocator": allocator})
+
+
+def allocator_results():
+    levels_off = [8e6, 9e6, 7e6, 8e6, 8e6, 0.0, 0.0, 0.0, 0.0, 0.0]
+    cases = (malloc_case("new model", "glibc", {**followed([8e6] * 10, calls=200), "glibc_arenas": 9.0}),
+             malloc_case("new model", "jemalloc", followed(levels_off, calls=200), allocator="jemalloc"),
+             malloc_case("predict", "glibc", *({**followed([20e3] * 5), "glibc_arenas": 3.0} for _ in range(2))),
+             malloc_case("predict", "MALLOC_ARENA_MAX=2",
+                         *({**followed([1e3, -1e3, 0.0, 0.0, 0.0]), "glibc_arenas": arenas} for arenas in (2.0, 1.0))))
+    unavailable = {"new model · tcmalloc": "libtcmalloc_minimal.so.4 is not installed here "
+                                           "(apt-get install -y libtcmalloc-minimal4)"}
+    return dataclasses.replace(synthetic_results(), cases=cases, baseline=None, unavailable=unavailable)
+
+
+def test_the_allocator_table_sets_each_malloc_setting_against_glibcs_default_on_its_loop():
+    from tfspeedlab.core.wording import NO_VERDICT_CELL, ONE_PROCESS_NOTE
+    from tfspeedlab.memory.tables import allocator_table
+
+    rendered = allocator_table(allocator_results())
+    rows = {tuple(cell.strip() for cell in line.strip("|").split(" | ")[:2]): line
+            for line in rendered.splitlines()[2:] if line.startswith("| ")}
+    assert list(rows) == [("new model × 200", "glibc"), ("new model × 200", "jemalloc"), ("predict × 100", "glibc"),
+                          ("predict × 100", "MALLOC\\_ARENA\\_MAX=2")]
+    glibc, jemalloc = rows["new model × 200", "glibc"], rows["new model × 200", "jemalloc"]
+    assert "grows 7.63\u00a0MiB per\u00a0model" in glibc and glibc.endswith("| reference |")
+    # Growth that stopped: the whole loop grew, its second half did not.
+    assert "grows 3.81\u00a0MiB per\u00a0model" in jemalloc
+    assert "stays steady: it did not move in any reading" in jemalloc
+    # glibc's arenas where glibc's malloc ran (the most of any process), none under another allocator.
+    assert "| 9 |" in glibc and "| not glibc's |" in jemalloc
+    assert "| 2 |" in rows["predict × 100", "MALLOC\\_ARENA\\_MAX=2"]
+    # One process a loop gets times and no verdict; two get a comparison with glibc's on the same loop.
+    assert jemalloc.endswith(f"| {NO_VERDICT_CELL} |") and ONE_PROCESS_NOTE in rendered
+    arena_against = rows["predict × 100", "MALLOC\\_ARENA\\_MAX=2"].rsplit(" | ", 1)[1]
+    assert arena_against not in ("reference |", f"{NO_VERDICT_CELL} |")
+    # A setting that could not run is named with its reason, escaped, after the table.
+    assert rendered.endswith("Not measured here:\n\n* new model · tcmalloc: libtcmalloc\\_minimal.so.4 is not "
+                             "installed here (apt-get install -y libtcmalloc-minimal4)")
+
+
+def test_the_memory_chart_draws_a_line_per_malloc_setting_where_a_file_compares_them():
+    svg = charts.memory_over_calls_svg(allocator_results(), "light")
+    assert "line: malloc setting" in svg
+    assert all(re.search(rf">\s*{re.escape(name)}\s*</text>", svg)
+               for name in ("glibc", "jemalloc", "MALLOC_ARENA_MAX=2"))
+    cleanups = dataclasses.replace(allocator_results(), cases=tuple(
+        dataclasses.replace(case, params={key: value for key, value in case.params.items() if key != "malloc"})
+        for case in allocator_results().cases[:1]))
+    assert "line: what runs after each call" in charts.memory_over_calls_svg(cleanups, "light")

@@ -1,6 +1,6 @@
 """The memory chart: resident memory since a loop began against the calls it made, a row of panels
-per kind of loop and a panel per Keras, a line per remedy in each (at most three: every line can
-be told from the others)."""
+per kind of loop and a panel per Keras, a line per remedy in each (at most five, the allocators
+example's malloc settings: every line can be told from the others)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from tfspeedlab.core.results.schema import ResultsFile
 from tfspeedlab.core.stats import memory_growth
 from tfspeedlab.core.units import format_bytes
 from tfspeedlab.core.wording import NO_GROWTH_BYTES_PER_CALL
-from tfspeedlab.memory.tables import keras_name
+from tfspeedlab.memory.tables import keras_name, remedy_kind, remedy_of
 from tfspeedlab.render.charts import (FIGURE_WIDTH_IN, LINE_IN, TEXT_PT, THEMES, TITLE_PT, add_caption,
                                       caption_height_in, chart_style, figure_svg, open_frame, wrapped_title)
 
@@ -34,15 +34,16 @@ def _bytes_unit(largest: float) -> tuple[str, float]:
 
 def memory_over_calls_svg(results: ResultsFile, theme_name: str) -> str:
     """A row per kind of loop, a panel per Keras: resident memory since the loop began against the
-    calls made, a line per remedy, each the mean over the case's processes; the band of growth too
+    calls made, a line per remedy (what runs after each call, or the malloc setting where a file
+    compares those), each the mean over the case's processes; the band of growth too
     small to call growth shaded and named in the legend."""
     theme = THEMES[theme_name]
     calls = list(dict.fromkeys(str(case.params["call"]) for case in results.cases))
     kerases = list(dict.fromkeys(str(case.params["keras"]) for case in results.cases))
-    cleanups = list(dict.fromkeys(str(case.params["cleanup"]) for case in results.cases))
-    colours = dict(zip(cleanups, theme.lines))
+    remedies = list(dict.fromkeys(remedy_of(case) for case in results.cases))
+    colours = dict(zip(remedies, theme.lines))
     title = wrapped_title(results)
-    top_in = (title.count("\n") + 1) * TITLE_PT * 1.3 / 72 + 0.25 + ((len(cleanups) + 2) // 2 + 1) * LINE_IN * 1.2
+    top_in = (title.count("\n") + 1) * TITLE_PT * 1.3 / 72 + 0.25 + ((len(remedies) + 2) // 2 + 1) * LINE_IN * 1.2
     with chart_style(theme):
         height = top_in + ROW_IN * len(calls) + caption_height_in(results)
         figure = plt.figure(figsize=(FIGURE_WIDTH_IN, height), layout="constrained")
@@ -70,7 +71,7 @@ def memory_over_calls_svg(results: ResultsFile, theme_name: str) -> str:
                         continue
                     found = curves[case.label]
                     axes.plot(found.calls, [value / scale for value in found.bytes_since_start], marker="o",
-                              markersize=3.5, color=colours[str(case.params["cleanup"])],
+                              markersize=3.5, color=colours[remedy_of(case)],
                               linestyle=KERAS_DASHES.get(keras, ":"))
                 axes.set_title(keras_name(keras, results), loc="left")
                 axes.axhline(0, color=theme.grid, linewidth=0.8)
@@ -78,9 +79,9 @@ def memory_over_calls_svg(results: ResultsFile, theme_name: str) -> str:
                 axes.grid(color=theme.grid, linewidth=0.6)
                 open_frame(axes)
         heads.text(0.01, 0.97, title, va="top", ha="left", size=TITLE_PT)
-        handles = [plt.Line2D([], [], color=colours[cleanup], marker="o", markersize=3.5) for cleanup in cleanups]
+        handles = [plt.Line2D([], [], color=colours[remedy], marker="o", markersize=3.5) for remedy in remedies]
         handles.append(Patch(facecolor=theme.grid, alpha=0.45, linewidth=0))
-        heads.legend(handles, [*cleanups, BAND_LABEL], loc="lower left", ncols=2, frameon=False,
+        heads.legend(handles, [*remedies, BAND_LABEL], loc="lower left", ncols=2, frameon=False,
                      labelcolor=theme.text, handlelength=2.2, columnspacing=1.2, borderaxespad=0.2,
-                     title="line: what runs after each call", alignment="left")
+                     title=f"line: {remedy_kind(results)}", alignment="left")
         return figure_svg(figure)

@@ -52,6 +52,56 @@ def growth_table(results: ResultsFile) -> Markdown:
                  [LEFT, LEFT, LEFT, LEFT, LEFT, RIGHT, RIGHT])
 
 
+# A followed loop run under several malloc settings (the allocators example) names its setting in
+# this parameter, and the setting every other is set against.
+MALLOC_PARAMETER = "malloc"
+REFERENCE_MALLOC = "glibc"
+
+
+def remedy_of(case: CaseResult) -> str:
+    """What sets a followed loop apart from its twins of the same Keras and call: its malloc setting
+    where the file compares those, else what runs after each call."""
+    return str(case.params.get(MALLOC_PARAMETER, case.params["cleanup"]))
+
+
+def remedy_kind(results: ResultsFile) -> str:
+    """What ``remedy_of`` names in this file, for a legend's title."""
+    if any(MALLOC_PARAMETER in case.params for case in results.cases):
+        return "malloc setting"
+    return "what runs after each call"
+
+
+def allocator_table(results: ResultsFile) -> Markdown:
+    """Per loop and malloc setting: resident memory's growth per call over the followed loop and its
+    second half, glibc's arenas after it, the time per call and against glibc's default malloc on the
+    same loop; then the settings that could not run here, each with its reason (an install command)."""
+    body = []
+    for case in results.cases:
+        try:
+            found = growth(case)
+        except NotInResults:
+            continue
+        p, per = case.params, per_what(case)
+        reference = next((other for other in results.cases if other.params.get("call") == p["call"]
+                          and other.params.get(MALLOC_PARAMETER) == REFERENCE_MALLOC), None)
+        against = ("reference" if case is reference else "not measured" if reference is None
+                   else speedup_cell(intervals.ratio(reference, case)))
+        arenas = [metrics.glibc_arenas for metrics in case.metrics_by_process if metrics.glibc_arenas is not None]
+        body.append([text(f"{p['call']} × {found.calls:,}"), text(p.get(MALLOC_PARAMETER, "")),
+                     format_growth(found.per_call, per), format_growth(found.late_per_call, per),
+                     f"{max(arenas):.0f}" if arenas else "not glibc's", format_time(case.measurement.per_call_s),
+                     against])
+    if not body:
+        return Markdown(text("No case followed its memory (it is followed on Linux only)."))
+    shown = table(["Loop × calls followed", "malloc", "Resident memory, whole loop", "… its second half",
+                   "glibc's arenas after it", "Time per call", f"Compared with {REFERENCE_MALLOC}"], body,
+                  [LEFT, LEFT, LEFT, LEFT, RIGHT, RIGHT, LEFT])
+    if not results.unavailable:
+        return shown
+    missing = "\n".join(f"* {text(label)}: {text(reason)}" for label, reason in results.unavailable.items())
+    return Markdown(f"{shown}\n\nNot measured here:\n\n{missing}")
+
+
 
 # ------------------------------------------------------------ start-up
 

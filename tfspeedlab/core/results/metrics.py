@@ -56,6 +56,8 @@ class Metrics(dict[str, float]):
     # so what it reads is never below zero.
     heap_per_call = Metric(BYTES)
     rss_end_bytes = Metric(BYTES)
+    # glibc's arenas after a followed loop (``core.allocators.glibc_arenas``), where glibc's malloc ran.
+    glibc_arenas = Metric(COUNT)
     # Resident memory over one loop of repeated calls, without parts (the predict ladder, the backends).
     memory_calls = Metric(CALLS)
     rss_bytes = Metric(BYTES)
