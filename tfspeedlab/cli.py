@@ -20,7 +20,7 @@ from tfspeedlab.core.units import format_time
 from tfspeedlab.core.wording import format_change
 from tfspeedlab.diagnosis import command as diagnose_command
 from tfspeedlab.diagnosis.codec import pooled_block
-from tfspeedlab.harness import catalog, launch, machine, supervisor
+from tfspeedlab.harness import catalog, install, launch, machine, supervisor
 from tfspeedlab.harness.compare import CompareError, compare
 from tfspeedlab.harness.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NO_GPU, EXIT_USAGE, UsageError
 from tfspeedlab.harness.machine import RUNNER_CHOICES, hide_gpus_for
@@ -30,6 +30,8 @@ from tfspeedlab.history.command import HistoryInterrupted, HistoryOptions, run_h
 
 # What `tfspeedlab history` runs when no example is named: the moving parts, a few minutes a release.
 HISTORY_EXAMPLES = ("releases",)
+# The commands that import TensorFlow here or in their workers (`history` builds its own environments).
+MEASURING_COMMANDS = frozenset({"run", "diagnose", "env"})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,6 +41,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
+        if options.command in MEASURING_COMMANDS:
+            install.require_tensorflow(options.command)
         code = options.handler(options)
         sys.stdout.flush()  # a full disk or a closed pipe shows here, not at exit as a traceback
         return code
