@@ -85,6 +85,7 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
             return html
         # A notebook repeats its page's workload: search ranks the page, which answers the question, first.
         page.meta["search"] = {"boost": notebook_pages.SEARCH_BOOST}
+        page.edit_url = notebook_pages.edit_url(config.repo_url, config.edit_uri, example)
         return notebook_pages.finish_page(html, page, config, files, notebook_pages.results_markdown(example))
 
     def on_post_page(self, output: str, page, config) -> str:
