@@ -76,8 +76,8 @@ def test_charts_are_drawn_once_per_results_and_theme(fresh_cache, tmp_path):
 
     results = synthetic_results()
     build_cache.open_cache(tmp_path)
-    assert build_cache.chart(draw, results, "light") == "<svg>demo light</svg>"
-    assert build_cache.chart(draw, results, "light") == "<svg>demo light</svg>"
+    assert build_cache.svg(build_cache.chart(draw, results, "light")) == "<svg>demo light</svg>"
+    assert build_cache.svg(build_cache.chart(draw, results, "light")) == "<svg>demo light</svg>"
     build_cache.chart(draw, replace(results, title="Another title"), "light")  # other results: drawn again
     build_cache.save()
     assert drawn == [("demo", "light"), ("demo", "light")]

@@ -22,7 +22,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 import matplotlib
 
@@ -30,6 +30,7 @@ from tfspeedlab.core.results import provenance
 from tfspeedlab.core.results.schema import ResultsFile, to_dict
 from tfspeedlab.core.results.store import write_text_atomic
 from tfspeedlab.core.stats import intervals
+from tfspeedlab.site import chart_drawing
 
 CACHE_VARIABLE = "TFSPEEDLAB_CACHE"
 CACHE_DIR = Path(".cache") / "tfspeedlab"
@@ -85,32 +86,37 @@ def _read_index(path: Path) -> dict[str, Any]:
     return stored if isinstance(stored, dict) and stored.get("code") == code_version() else {}
 
 
-def _cached_svg(key: str, draw: Callable[[], str]) -> str:
+# A chart as MkDocs gets it: the SVG itself (no cache open), or the cached file it is (or will be) drawn to.
+ChartSource = Union[str, Path]
+
+
+def _cached_svg(key: str, draw: Callable[..., str], args: tuple) -> ChartSource:
     if BuildCache.folder is None:
-        return draw()
+        return draw(*args)
     BuildCache.chart_builds[key] = BuildCache.build
     path = BuildCache.folder / CHARTS_DIR / f"{key}.svg"
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError:
-        svg = draw()
-        write_text_atomic(path, svg)
-        return svg
+    if not path.exists():
+        chart_drawing.draw(path, draw, args)
+    return path
 
 
 def _key(*parts: object) -> str:
     return hashlib.sha256(repr((code_version(), *parts)).encode()).hexdigest()
 
 
-def chart(draw: Callable[[ResultsFile, str], str], results: ResultsFile, theme: str) -> str:
+def chart(draw: Callable[[ResultsFile, str], str], results: ResultsFile, theme: str) -> ChartSource:
     """``draw(results, theme)``, or the SVG an earlier build drew from the same results."""
-    return _cached_svg(_key("results", json.dumps(to_dict(results), sort_keys=True), theme),
-                       lambda: draw(results, theme))
+    return _cached_svg(_key("results", json.dumps(to_dict(results), sort_keys=True), theme), draw, (results, theme))
 
 
-def trend_chart(draw: Callable[..., str], *args: Any) -> str:
+def trend_chart(draw: Callable[..., str], *args: Any) -> ChartSource:
     """``draw(*args)`` for a release-history chart, or the SVG an earlier build drew from the same data."""
-    return _cached_svg(_key("trend", *args), lambda: draw(*args))
+    return _cached_svg(_key("trend", *args), draw, args)
+
+
+def svg(source: ChartSource) -> str:
+    """The SVG of a chart, once drawn (``chart_drawing.finish`` has returned)."""
+    return source.read_text(encoding="utf-8") if isinstance(source, Path) else source
 
 
 def save() -> None:
