@@ -21,7 +21,7 @@
 # Run it with `python examples/cpu_settings.py [--quick]`.
 
 # %%
-# %pip install -q "tfspeedlab @ git+https://github.com/tfspeedlab/tfspeedlab"
+# %pip install -q "tfspeedlab[measure] @ git+https://github.com/tfspeedlab/tfspeedlab"
 
 # %%
 import functools

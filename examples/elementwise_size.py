@@ -9,7 +9,7 @@
 # Run it with `python examples/elementwise_size.py [--quick]`.
 
 # %%
-# %pip install -q "tfspeedlab @ git+https://github.com/tfspeedlab/tfspeedlab"
+# %pip install -q "tfspeedlab[measure] @ git+https://github.com/tfspeedlab/tfspeedlab"
 
 # %%
 import tensorflow as tf

@@ -18,7 +18,7 @@
 
 # %%
 # %pip install -q tf-keras
-# %pip install -q "tfspeedlab @ git+https://github.com/tfspeedlab/tfspeedlab"
+# %pip install -q "tfspeedlab[measure] @ git+https://github.com/tfspeedlab/tfspeedlab"
 
 # %%
 import functools

@@ -15,7 +15,7 @@
 # Run it with `python examples/mixed_precision.py [--quick]`.
 
 # %%
-# %pip install -q "tfspeedlab @ git+https://github.com/tfspeedlab/tfspeedlab"
+# %pip install -q "tfspeedlab[measure] @ git+https://github.com/tfspeedlab/tfspeedlab"
 
 # %%
 import functools

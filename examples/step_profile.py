@@ -11,7 +11,7 @@
 # Run it with `python examples/step_profile.py [--quick]`.
 
 # %%
-# %pip install -q "tfspeedlab @ git+https://github.com/tfspeedlab/tfspeedlab"
+# %pip install -q "tfspeedlab[measure] @ git+https://github.com/tfspeedlab/tfspeedlab"
 
 # %%
 import tensorflow as tf

@@ -9,7 +9,7 @@
 # TensorBoard. Run it with `python examples/time_breakdown.py [--quick]`.
 
 # %%
-# %pip install -q "tfspeedlab @ git+https://github.com/tfspeedlab/tfspeedlab"
+# %pip install -q "tfspeedlab[measure] @ git+https://github.com/tfspeedlab/tfspeedlab"
 
 # %%
 import tensorflow as tf

@@ -11,8 +11,8 @@ Jupyter and in Colab:
 
 * the install cell installs only where tfspeedlab is missing (the script's
   ``%pip install`` would replace a checkout's own install on every run), from a
-  clone of the repository: examples that time each mode in a fresh Python
-  process run their script, which a wheel does not carry;
+  clone of the repository, with the ``measure`` extra: examples that time each
+  mode in a fresh Python process run their script, which a wheel does not carry;
 * a ``QUICK_RUN`` cell before the run says how long the run is and how to ask for
   the full one (tagged ``parameters``, so ``papermill -p QUICK_RUN False`` works);
 * the script's ``if __name__ == "__main__": tfspeedlab.main(workload)`` becomes
@@ -44,8 +44,9 @@ SCRIPT_ENTRY = 'if __name__ == "__main__":\n    tfspeedlab.main(workload)'
 
 INSTALL_CELL = f'''\
 # In Colab, or any Python without tfspeedlab: clone the repository and install it
-# from there. A clone, not only the package: examples that time each mode in a
-# fresh Python process run their script from it.
+# from there, with what measuring needs (the measure extra: TensorFlow, tf-keras,
+# XProf; Colab has the first two). A clone, not only the package: examples that
+# time each mode in a fresh Python process run their script from it.
 import importlib.util
 import os
 import subprocess
@@ -55,7 +56,7 @@ REPOSITORY, CLONE = "{REPOSITORY}", os.path.abspath("tfspeedlab-src")
 if importlib.util.find_spec("tfspeedlab") is None:
     if not os.path.isdir(CLONE):
         subprocess.run(["git", "clone", "--quiet", "--depth", "1", REPOSITORY, CLONE], check=True)
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", CLONE], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", CLONE + "[measure]"], check=True)
     importlib.invalidate_caches()  # installed after start-up: let the next cell import it
 if os.path.isdir(CLONE):  # the example scripts, also after a restart of the runtime
     os.environ["TFSPEEDLAB_EXAMPLES"] = os.path.join(CLONE, "examples")'''

@@ -76,9 +76,9 @@ def test_charts_are_drawn_once_per_results_and_theme(fresh_cache, tmp_path):
 
     results = synthetic_results()
     build_cache.open_cache(tmp_path)
-    chart = build_cache.chart(draw, results, "light")
+    chart = build_cache.svg(build_cache.chart(draw, results, "light"))
     assert chart == bar_charts.time_per_call_svg(results, "light")
-    assert build_cache.chart(draw, results, "light") == chart
+    assert build_cache.svg(build_cache.chart(draw, results, "light")) == chart
     build_cache.chart(draw, replace(results, title="Another title"), "light")  # other results: drawn again
     build_cache.save()
     assert drawn == [("demo", "light"), ("demo", "light")]
@@ -147,14 +147,14 @@ PLANTED = {
 def test_a_chart_planted_in_the_cache_is_drawn_again_not_published(fresh_cache, tmp_path, plant):
     results = synthetic_results()
     build_cache.open_cache(tmp_path)
-    drawn = build_cache.chart(bar_charts.time_per_call_svg, results, "light")
+    drawn = build_cache.svg(build_cache.chart(bar_charts.time_per_call_svg, results, "light"))
     build_cache.save()
     [kept] = (fresh_cache / build_cache.CHARTS_DIR).glob("*.svg")
     planted = PLANTED[plant](drawn)
     assert planted != drawn and chart_check.problem(planted) is not None
     kept.write_text(planted, encoding="utf-8")
     build_cache.open_cache(tmp_path)
-    assert build_cache.chart(bar_charts.time_per_call_svg, results, "light") == drawn  # drawn again
+    assert build_cache.svg(build_cache.chart(bar_charts.time_per_call_svg, results, "light")) == drawn  # drawn again
     build_cache.save()
     assert kept.read_text(encoding="utf-8") == drawn  # and kept clean for the next build
 
@@ -162,7 +162,7 @@ def test_a_chart_planted_in_the_cache_is_drawn_again_not_published(fresh_cache, 
 def test_a_kept_chart_that_is_a_drawing_is_published_without_drawing_it_again(fresh_cache, tmp_path):
     results = synthetic_results()
     build_cache.open_cache(tmp_path)
-    drawn = build_cache.chart(bar_charts.time_per_call_svg, results, "light")
+    drawn = build_cache.svg(build_cache.chart(bar_charts.time_per_call_svg, results, "light"))
     build_cache.save()
     build_cache.open_cache(tmp_path)
-    assert build_cache.chart(lambda *_: pytest.fail("drawn again"), results, "light") == drawn
+    assert build_cache.svg(build_cache.chart(lambda *_: pytest.fail("drawn again"), results, "light")) == drawn

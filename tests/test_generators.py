@@ -120,3 +120,13 @@ def test_the_site_works_at_any_base_path(tmp_path):
                 broken.append(f"{page.relative_to(site)}: {link}")
     assert not absolute, absolute[:10]
     assert not broken, broken[:10]
+
+
+def test_a_mark_in_a_script_or_style_is_no_directive_but_one_after_it_is():
+    """The shortcut past <script> and <style> blocks (most pages hold a mark in one) still sees a
+    mark in the page's text, also one after a block or in an attribute of a later element."""
+    script = '<script>var x = {a: {b: 1}}; if (y) {{z}}</script><style>a{{color:red}}</style>'
+    assert unrendered.first_unrendered(f"<p>text</p>{script}") is None
+    assert unrendered.first_unrendered(f"{script}<p>{{{{ median small_ops eager }}}}</p>")
+    assert unrendered.first_unrendered(f'{script}<img alt="}}}}" src="x.svg">')
+    assert unrendered.first_unrendered(f"<SCRIPT type='module'>{{{{</SCRIPT><p>}}}}</p>")

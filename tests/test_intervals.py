@@ -7,6 +7,7 @@ import numpy as np
 
 from tfspeedlab.core.measure.measurement import Measurement
 from tfspeedlab.core.memo import Memo
+from tfspeedlab.core.results import timing
 from tfspeedlab.core.results.schema import CaseResult
 from tfspeedlab.core.stats import intervals
 
@@ -45,3 +46,32 @@ def test_a_memo_computes_once_and_keeps_its_own_value_over_a_loaded_one():
     assert memo.asked == frozenset() and memo.saved() == {"a": 1, "b": 2}
     memo.clear()
     assert memo.saved() == {}
+
+
+def test_the_bootstraps_percentiles_equal_numpys_to_the_last_bit():
+    """The estimators on resamples (resamples × processes × blocks, NaN-padded where processes timed
+    fewer blocks) read exactly as ``np.nanpercentile`` row by row: every interval on the pages depends
+    on them, and a faster way to take them must not move one."""
+    rng = np.random.default_rng(7)
+    for shape in [(500, 3, 40), (300, 1, 9), (200, 5, 3), (50, 2, 1)]:
+        pooled = rng.lognormal(-8, 0.4, size=shape)
+        lengths = rng.integers(1, shape[2] + 1, size=shape[:2])  # ragged: a process's blocks, then NaN
+        pooled[np.arange(shape[2]) >= lengths[..., None]] = np.nan
+        for q in (0, 10, 50, 90):
+            pooled_rows = pooled.reshape(len(pooled), -1)
+            expected = np.nanpercentile(pooled_rows, q, axis=1)
+            found = timing.Estimator(q, per_process=False).of_resamples(pooled)
+            assert found.tobytes() == expected.tobytes(), (shape, q)
+            expected = np.median(np.nanpercentile(pooled, q, axis=-1), axis=1)
+            found = timing.Estimator(q, per_process=True).of_resamples(pooled)
+            assert found.tobytes() == expected.tobytes(), (shape, q)
+
+
+def test_a_time_per_call_equals_numpys_percentile_to_the_last_bit():
+    rng = np.random.default_rng(11)
+    for count in [*range(1, 40), 250]:
+        for _ in range(20):
+            samples = rng.lognormal(-8, rng.uniform(0.01, 1.5), size=count)
+            for q in (0, 10, 33.3, 50, 90, 100):
+                assert timing.percentile(samples, q) == float(np.percentile(samples, q)), (count, q)
+    assert np.isnan(timing.percentile(np.array([1.0, np.nan]), 10))

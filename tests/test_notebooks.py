@@ -87,7 +87,7 @@ def test_the_install_cell_installs_only_where_tfspeedlab_is_missing(monkeypatch,
     exec(cell, {})
     clone = str(tmp_path / "tfspeedlab-src")
     assert commands == [["git", "clone", "--quiet", "--depth", "1", notebooks.REPOSITORY, clone],
-                        [sys.executable, "-m", "pip", "install", "--quiet", clone]]
+                        [sys.executable, "-m", "pip", "install", "--quiet", clone + "[measure]"]]
     assert os.environ["TFSPEEDLAB_EXAMPLES"] == str(tmp_path / "tfspeedlab-src" / "examples")
 
 

@@ -19,7 +19,7 @@ from tfspeedlab.core.results.schema import MAX_RUNS, RUNNERS, ResultsFileError
 from tfspeedlab.core.spec.releases import UnknownReleaseError, parse_selection
 from tfspeedlab.diagnosis import command as diagnose_command
 from tfspeedlab.diagnosis.codec import pooled_block
-from tfspeedlab.harness import catalog, compare_report, launch, machine, native_logs, supervisor
+from tfspeedlab.harness import catalog, compare_report, install, launch, machine, native_logs, supervisor
 from tfspeedlab.harness.compare import CompareError, compare_runs, slowed
 from tfspeedlab.harness.exits import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NO_GPU, EXIT_USAGE, UsageError,
                                       end_past_leftover_threads)
@@ -34,6 +34,8 @@ from tfspeedlab.site import site_data
 # What `tfspeedlab history` runs when no example is named: the moving parts, a few minutes a release.
 HISTORY_EXAMPLES = ("releases",)
 VERBOSE_HELP = "also show TensorFlow's, XLA's and XProf's own log lines (INFO and WARNING), hidden by default"
+# The commands that import TensorFlow here or in their workers (`history` builds its own environments).
+MEASURING_COMMANDS = frozenset({"run", "diagnose", "env"})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,6 +55,8 @@ def _command(argv: list[str] | None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
+        if options.command in MEASURING_COMMANDS:
+            install.require_tensorflow(options.command)
         code = options.handler(options)
         sys.stdout.flush()  # a full disk or a closed pipe shows here, not at exit as a traceback
         return code

@@ -23,7 +23,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 import matplotlib
 
@@ -31,7 +31,7 @@ from tfspeedlab.core.results import provenance
 from tfspeedlab.core.results.schema import ResultsFile, to_dict
 from tfspeedlab.core.results.store import write_text_atomic
 from tfspeedlab.core.stats import intervals
-from tfspeedlab.site import chart_check
+from tfspeedlab.site import chart_check, chart_drawing
 
 CACHE_VARIABLE = "TFSPEEDLAB_CACHE"
 CACHE_DIR = Path(".cache") / "tfspeedlab"
@@ -87,35 +87,46 @@ def _read_index(path: Path) -> dict[str, Any]:
     return stored if isinstance(stored, dict) and stored.get("code") == code_version() else {}
 
 
-def _cached_svg(key: str, draw: Callable[[], str]) -> str:
+# A chart as MkDocs gets it: the SVG itself (no cache open), or the cached file it is (or will be) drawn to.
+ChartSource = Union[str, Path]
+
+
+def _cached_svg(key: str, draw: Callable[..., str], args: tuple) -> ChartSource:
     if BuildCache.folder is None:
-        return draw()
+        return draw(*args)
     BuildCache.chart_builds[key] = BuildCache.build
     path = BuildCache.folder / CHARTS_DIR / f"{key}.svg"
-    try:
-        kept = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        kept = None
-    if kept is not None and chart_check.problem(kept) is None:
-        return kept
-    svg = draw()
-    write_text_atomic(path, svg)
-    return svg
+    if path.exists():
+        # A kept chart is published only if it is a drawing (``chart_check``): anything planted in the
+        # cache is drawn again, and the clean drawing kept for the next build.
+        try:
+            kept = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            kept = None
+        if kept is not None and chart_check.problem(kept) is None:
+            return path
+        path.unlink(missing_ok=True)
+    chart_drawing.draw(path, draw, args)
+    return path
 
 
 def _key(*parts: object) -> str:
     return hashlib.sha256(repr((code_version(), *parts)).encode()).hexdigest()
 
 
-def chart(draw: Callable[[ResultsFile, str], str], results: ResultsFile, theme: str) -> str:
+def chart(draw: Callable[[ResultsFile, str], str], results: ResultsFile, theme: str) -> ChartSource:
     """``draw(results, theme)``, or the SVG an earlier build drew from the same results."""
-    return _cached_svg(_key("results", json.dumps(to_dict(results), sort_keys=True), theme),
-                       lambda: draw(results, theme))
+    return _cached_svg(_key("results", json.dumps(to_dict(results), sort_keys=True), theme), draw, (results, theme))
 
 
-def trend_chart(draw: Callable[..., str], *args: Any) -> str:
+def trend_chart(draw: Callable[..., str], *args: Any) -> ChartSource:
     """``draw(*args)`` for a release-history chart, or the SVG an earlier build drew from the same data."""
-    return _cached_svg(_key("trend", *args), lambda: draw(*args))
+    return _cached_svg(_key("trend", *args), draw, args)
+
+
+def svg(source: ChartSource) -> str:
+    """The SVG of a chart, once drawn (``chart_drawing.finish`` has returned)."""
+    return source.read_text(encoding="utf-8") if isinstance(source, Path) else source
 
 
 def save() -> None:

@@ -233,6 +233,8 @@ class DirectiveExtension(Extension):
         # Each interval the directives printed explains itself where it is read (see site.tooltips).
         md.treeprocessors.register(tooltips.IntervalTooltips(md, lambda: page_of(md)[0]),
                                    "tfspeedlab_interval_tooltips", tooltips.PRIORITY)
+        md.treeprocessors.register(tooltips.GlossaryInsideTitles(md), "tfspeedlab_glossary_inside_titles",
+                                   tooltips.GLOSSARY_PRIORITY)
 
 
 def makeExtension(**kwargs) -> DirectiveExtension:  # noqa: N802 (Python-Markdown's entry point)

@@ -40,6 +40,16 @@ def example_of(page: Page) -> str | None:
     return path.stem if path.parent.as_posix() == NOTEBOOK_DIR and path.suffix == ".ipynb" else None
 
 
+def edit_url(repo_url: str | None, edit_uri: str | None, example: str) -> str | None:
+    """Where the edit button of a notebook page goes: its example script, which the notebook is made
+    from (``scripts/notebooks.py``), not the ``.ipynb`` under ``docs/`` that MkDocs would name. The
+    branch is the one ``edit_uri`` names (``edit/main/docs/`` → ``edit/main/examples/NAME.py``)."""
+    if not repo_url or not edit_uri:
+        return None
+    branch = PurePosixPath(edit_uri.strip("/")).parent.as_posix()
+    return f"{repo_url.rstrip('/')}/{branch}/examples/{example}.py"
+
+
 def results_markdown(example: str) -> str:
     """The section under the last cell: what it is, then the example's results in runner tabs (a
     directive, which the page's own rendering expands with the page's links)."""

@@ -20,7 +20,8 @@ from mkdocs.structure.files import File, Files
 from tfspeedlab.core.results.schema import RUNNERS
 from tfspeedlab.history import charts as history_charts, directives as history_directives, trends as history_analysis
 from tfspeedlab.render import charts
-from tfspeedlab.site import build_cache, markdown_ext, notebook_pages, simulator, site_data, unrendered, views
+from tfspeedlab.site import (build_cache, chart_drawing, markdown_ext, notebook_pages, simulator, site_data, unrendered,
+                             views)
 from tfspeedlab.site.directives import TRACE_URI, chart_uri, trace_files
 
 
@@ -28,7 +29,20 @@ class ResultsPluginConfig(Config):
     results_dir = config_options.Type(str, default="results")
 
 
+def _chart_file(config, uri: str, source: build_cache.ChartSource) -> File:
+    """A chart as MkDocs publishes it: its SVG, or the cached file it is being drawn to."""
+    if isinstance(source, Path):
+        return File.generated(config, uri, abs_src_path=str(source))
+    return File.generated(config, uri, content=source)
+
+
 class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
+    # `mkdocs build` draws charts in worker processes; `mkdocs serve` (threads) draws them itself.
+    command = "build"
+
+    def on_startup(self, *, command, dirty) -> None:
+        self.command = command
+
     def on_config(self, config):
         markdown_ext.start_build()  # a new build: no page has stated a figure yet
         # TFSPEEDLAB_RESULTS points a build at another results tree (tests use it).
@@ -44,11 +58,12 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
             data = site_data.load(self.results_root)
         except site_data.SiteDataError as error:
             raise PluginError(f"tfspeedlab: {error}") from error
+        chart_drawing.start(enabled=self.command == "build")
         for runner, by_example in data.results.items():
             for example, results in by_example.items():
                 for theme in charts.THEMES:
-                    files.append(File.generated(config, chart_uri(runner, example, theme),
-                                                content=build_cache.chart(views.chart_svg, results, theme)))
+                    files.append(_chart_file(config, chart_uri(runner, example, theme),
+                                             build_cache.chart(views.chart_svg, results, theme)))
                 # Raw traces, downloadable for XProf/TensorBoard ({{ traces NAME }}).
                 for trace in trace_files(self.results_root, runner, example):
                     uri = TRACE_URI.format(runner=runner, example=example, name=trace.name)
@@ -73,10 +88,10 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
                 series = history_charts.trend_series(history, example, workload)
                 quantities = history_charts.trend_quantities(history, example, workload)
                 for theme in charts.THEMES:
-                    charts_made.append(File.generated(
+                    charts_made.append(_chart_file(
                         config, history_directives.chart_uri(runner, example, workload, theme),
-                        content=build_cache.trend_chart(history_charts.trend_svg, series, releases, example,
-                                                        workload, theme, quantities)))
+                        build_cache.trend_chart(history_charts.trend_svg, series, releases, example,
+                                                workload, theme, quantities)))
         return charts_made
 
     def on_page_content(self, html: str, page, config, files) -> str:
@@ -85,6 +100,7 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
             return html
         # A notebook repeats its page's workload: search ranks the page, which answers the question, first.
         page.meta["search"] = {"boost": notebook_pages.SEARCH_BOOST}
+        page.edit_url = notebook_pages.edit_url(config.repo_url, config.edit_uri, example)
         return notebook_pages.finish_page(html, page, config, files, notebook_pages.results_markdown(example))
 
     def on_post_page(self, output: str, page, config) -> str:
@@ -92,6 +108,14 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
         if (problem := unrendered.first_unrendered(output)) is not None:
             raise PluginError(f"tfspeedlab: {page.file.src_uri}: {problem}")
         return output
+
+    def on_env(self, env, config, files):
+        # Every page is rendered; MkDocs copies the charts next: each must be drawn by now.
+        chart_drawing.finish()
+        return env
+
+    def on_build_error(self, error) -> None:
+        chart_drawing.finish(cancel=True)
 
     def on_post_build(self, config) -> None:
         build_cache.save()

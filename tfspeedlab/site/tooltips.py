@@ -37,6 +37,8 @@ from tfspeedlab.site.interval_forms import NOTE_ANCHOR, NOTE_PAGE, Family, colum
 
 # After the inline patterns (20) have made the text final, before MkDocs' relpath (0) rewrites links.
 PRIORITY = 7
+# After Python-Markdown's abbr (7, registered after this extension), before the TOC (5) reads headings.
+GLOSSARY_PRIORITY = 6
 # What the summary table's other columns hold, on their headers: said once under each page's first
 # table before the how-to-read note moved to the fair-timing page.
 COLUMN_TITLES = {
@@ -176,3 +178,31 @@ def _title_header(header: etree.Element, title: str) -> None:
         header.remove(child)
         abbr.append(child)
     header.append(abbr)
+
+
+class GlossaryInsideTitles(Treeprocessor):
+    """A glossary term (Python-Markdown's ``abbr``, fed by ``docs/includes/glossary.md``) inside an
+    element that already has a tooltip keeps only the outer one: "95% interval" in the header of a
+    column of intervals says what that column holds, and two tooltips cannot show at once."""
+
+    def run(self, root: etree.Element) -> None:
+        terms = getattr(self.md.treeprocessors["abbr"], "abbrs", {}) if "abbr" in self.md.treeprocessors else {}
+        if not terms:
+            return
+        for outer in [element for element in root.iter() if element.get("title") is not None]:
+            for parent in list(outer.iter()):
+                for child in list(parent):
+                    if child.tag == "abbr" and child.text in terms and child.get("title") == terms[child.text]:
+                        _unwrap(parent, child)
+
+
+def _unwrap(parent: etree.Element, child: etree.Element) -> None:
+    """``child`` (text only) replaced by its text, joined to what comes before it."""
+    text = (child.text or "") + (child.tail or "")
+    index = list(parent).index(child)
+    if index:
+        before = parent[index - 1]
+        before.tail = (before.tail or "") + text
+    else:
+        parent.text = (parent.text or "") + text
+    parent.remove(child)

@@ -11,6 +11,7 @@ attribute — fails it. Run over a whole built site::
 
 from __future__ import annotations
 
+import re
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
@@ -19,6 +20,10 @@ _CODE = frozenset({"code", "pre", "script", "style", "textarea"})
 _MARKS = ("{{", "}}")
 # mkdocs-jupyter puts each code cell's source, unhighlighted, in this hidden <div> for its copy button.
 _CELL_SOURCE_COPY = "clipboard-copy-txt"
+# A <script> or <style> block, to its first closing tag: no page text, as the parser reads it too.
+# Nearly every page holds a mark in one (a theme's scripts, a notebook's CSS), and the parse of a
+# whole page found nothing there, once per page per build.
+_SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b[^>]*>.*?</\1\b[^>]*>", re.DOTALL | re.IGNORECASE)
 
 
 class _Finder(HTMLParser):
@@ -56,7 +61,10 @@ class _Finder(HTMLParser):
 
 def first_unrendered(page_html: str) -> str | None:
     """Where the page still holds ``{{``/``}}`` outside code, or None when it holds none."""
-    if not any(mark in page_html for mark in _MARKS):  # most pages: nothing to parse for
+    if not any(mark in page_html for mark in _MARKS):
+        return None
+    outside_scripts = _SCRIPT_OR_STYLE.sub("", page_html)
+    if not any(mark in outside_scripts for mark in _MARKS):  # most pages: nothing to parse for
         return None
     finder = _Finder()
     finder.feed(page_html)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import tfspeedlab.core.measure
 from tfspeedlab.core.memo import Memo
-from tfspeedlab.core.results.repo import REPO_ROOT, examples_dir, git_files_at, run_git
+from tfspeedlab.core.results.repo import REPO_ROOT, examples_dir, git_objects, run_git
 from tfspeedlab.core.results.schema import ResultsFile
 
 # Workload(...) keywords that describe results rather than decide a timing.
@@ -142,15 +142,28 @@ def _definitions_at(commit: str) -> dict[str, set[str]]:
     return DEFINITIONS_CACHE.get(commit, lambda: _read_definitions_at(commit))
 
 
+# Each file version's definitions, by its blob hash: the commits a results tree was measured at share
+# most of their files, and each version is parsed once however many commits hold it.
+_BLOB_DEFINITIONS: dict[str, dict[str, set[str]]] = {}
+
+
 def _read_definitions_at(commit: str) -> dict[str, set[str]]:
-    listing = _git("ls-tree", "-r", "--name-only", commit, "--", "tfspeedlab", _repo_relative(examples_dir())) or ""
-    merged: dict[str, set[str]] = {}
-    for source in git_files_at(commit, [path for path in listing.splitlines() if path.endswith(".py")]).values():
+    listing = _git("ls-tree", "-r", commit, "--", "tfspeedlab", _repo_relative(examples_dir())) or ""
+    blobs = []
+    for line in listing.splitlines():  # "<mode> blob <hash>\t<path>"
+        kind, _, path = line.partition("\t")
+        mode_type_hash = kind.split()
+        if path.endswith(".py") and len(mode_type_hash) == 3 and mode_type_hash[1] == "blob":
+            blobs.append(mode_type_hash[2])
+    unread = [blob for blob in dict.fromkeys(blobs) if blob not in _BLOB_DEFINITIONS]
+    for blob, source in git_objects(unread).items():
         try:
-            parsed = definitions(source)
+            _BLOB_DEFINITIONS[blob] = definitions(source)
         except SyntaxError:
-            continue
-        for name, dumps in parsed.items():
+            _BLOB_DEFINITIONS[blob] = {}
+    merged: dict[str, set[str]] = {}
+    for blob in blobs:
+        for name, dumps in _BLOB_DEFINITIONS.get(blob, {}).items():
             merged.setdefault(name, set()).update(dumps)
     return merged
 

@@ -20,24 +20,24 @@ def run_git(*args: str) -> str | None:
         return None
 
 
-def git_files_at(commit: str, paths: list[str]) -> dict[str, str]:
-    """The text of each of ``paths`` at ``commit``, read in one ``git cat-file --batch`` (a process per
-    file cost a second per commit); a path git does not have there is left out."""
-    request = "".join(f"{commit}:{path}\n" for path in paths)
+def git_objects(names: list[str]) -> dict[str, str]:
+    """The text of each blob git ``names`` (``COMMIT:PATH``, or a blob's hash), read in one ``git
+    cat-file --batch`` (a process per file cost a second per commit); a name that is no blob is left out."""
+    request = "".join(f"{name}\n" for name in names)
     try:
         output = subprocess.run(["git", "cat-file", "--batch"], cwd=REPO_ROOT, input=request.encode(),
                                 capture_output=True, timeout=60, check=True).stdout
     except (OSError, subprocess.SubprocessError):
         return {}
     found, position = {}, 0
-    for path in paths:
+    for name in names:
         header_end = output.index(b"\n", position)
         header = output[position:header_end].split()
         position = header_end + 1
         if len(header) != 3 or header[1] != b"blob":  # "<name> missing", or not a file
             continue
         size = int(header[2])
-        found[path] = output[position:position + size].decode("utf-8", errors="replace")
+        found[name] = output[position:position + size].decode("utf-8", errors="replace")
         position += size + 1  # the blob, then a newline
     return found
 
