@@ -24,7 +24,7 @@
 # Run it with `python examples/memory_allocators.py [--quick]`.
 
 # %%
-# %pip install -q "tfspeedlab @ git+https://github.com/tfspeedlab/tfspeedlab"
+# %pip install -q "tfspeedlab[measure] @ git+https://github.com/tfspeedlab/tfspeedlab"
 
 # %%
 import functools

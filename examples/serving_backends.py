@@ -21,7 +21,7 @@
 
 # %%
 # %pip install -q jax torch
-# %pip install -q "tfspeedlab @ git+https://github.com/tfspeedlab/tfspeedlab"
+# %pip install -q "tfspeedlab[measure] @ git+https://github.com/tfspeedlab/tfspeedlab"
 
 # %%
 import functools
