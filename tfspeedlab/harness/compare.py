@@ -36,8 +36,23 @@ class CompareError(ValueError):
     """The two sides have nothing in common, or one cannot be read."""
 
 
+class _Judged:
+    """A change whose ``gain`` (new against old, above 1 better) is judged in the four verdicts."""
+
+    gain: intervals.Ratio
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The four verdicts' word for the new run; None where a side was timed in one process."""
+        return page_verdict(self.gain)
+
+    @property
+    def significant(self) -> bool:
+        return self.verdict is not None and self.verdict.clear
+
+
 @dataclass(frozen=True)
-class CaseChange:
+class CaseChange(_Judged):
     """One case's time per call on both sides."""
 
     runner: str
@@ -52,18 +67,10 @@ class CaseChange:
         """New against old as a speed-up (old ÷ new): above 1, the new run is faster."""
         return _turned(self.change)
 
-    @property
-    def verdict(self) -> Verdict | None:
-        """The four verdicts' word for the new run; None where a side was timed in one process."""
-        return page_verdict(self.gain)
-
-    @property
-    def significant(self) -> bool:
-        return self.verdict is not None and self.verdict.clear
 
 
 @dataclass(frozen=True)
-class SpeedupChange:
+class SpeedupChange(_Judged):
     """One speed-up (a case against its baseline, timed in the same processes) on both sides."""
 
     runner: str
@@ -78,13 +85,6 @@ class SpeedupChange:
         """The new speed-up ÷ the old: above 1, the case does better against its baseline on the new side."""
         return ratio_of_independent(self.new, self.old)
 
-    @property
-    def verdict(self) -> Verdict | None:
-        return page_verdict(self.gain)
-
-    @property
-    def significant(self) -> bool:
-        return self.verdict is not None and self.verdict.clear
 
 
 Change = CaseChange | SpeedupChange

@@ -4,10 +4,12 @@ prediction of a fresh process, building, saving and loading a model)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from tfspeedlab.core import wording
 from tfspeedlab.core.results.schema import CaseResult, NotInResults, ResultsFile
 from tfspeedlab.core.stats import intervals
-from tfspeedlab.core.stats.memory_growth import growth, per_what
+from tfspeedlab.core.stats.memory_growth import Growth, growth, per_what
 from tfspeedlab.core.units import format_time
 from tfspeedlab.core.wording import format_growth, speedup_cell
 from tfspeedlab.render.markdown import LEFT, RIGHT, Markdown, code, table, text
@@ -30,16 +32,21 @@ def keras_name(keras: str, results: ResultsFile) -> str:
     return keras
 
 
+def followed(results: ResultsFile) -> Iterator[tuple[CaseResult, Growth]]:
+    """Each case that followed its memory over a loop, with what it found (the others are left out)."""
+    for case in results.cases:
+        try:
+            yield case, growth(case)
+        except NotInResults:
+            continue
+
+
 def growth_table(results: ResultsFile) -> Markdown:
     """Per Keras, call (with the calls followed) and remedy: resident memory's growth per call over the
     followed loop and over its second half, the Python heap's growth and the time per call (seven
     columns: a page's width at 1280 px; the memory over the loop is the chart's)."""
     body = []
-    for case in results.cases:
-        try:
-            found = growth(case)
-        except NotInResults:
-            continue
+    for case, found in followed(results):
         p, per = case.params, per_what(case)
         body.append([text(keras_name(str(p["keras"]), results)), text(f"{p['call']} × {found.calls:,}"),
                      text(p["cleanup"]),
@@ -76,11 +83,7 @@ def allocator_table(results: ResultsFile) -> Markdown:
     second half, glibc's arenas after it, the time per call and against glibc's default malloc on the
     same loop; then the settings that could not run here, each with its reason (an install command)."""
     body = []
-    for case in results.cases:
-        try:
-            found = growth(case)
-        except NotInResults:
-            continue
+    for case, found in followed(results):
         p, per = case.params, per_what(case)
         reference = next((other for other in results.cases if other.params.get("call") == p["call"]
                           and other.params.get(MALLOC_PARAMETER) == REFERENCE_MALLOC), None)
