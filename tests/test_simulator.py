@@ -294,6 +294,7 @@ REFUSED = [
     ("calls", "2e307", "Number of calls must be at most 100,000,000"),  # looped forever: the tab crashed
     ("op_us", "1e300", "One eager op's cost must be at most 1,000,000 µs"),
     ("call_us", "0", "A tf.function call's fixed cost must be a number of µs above 0"),
+    ("op_us", "2,5", "One eager op's cost takes a point for decimals"),  # a number box read it as 25
 ]
 
 
@@ -305,6 +306,9 @@ def test_an_input_outside_its_range_is_refused_and_clears_every_figure_and_the_c
                                           (figures(page)[f"per_call_{mode}"] for mode in cost_model.MODES))
     page.fill(f'input[name="{box}"]', typed)
     assert message in page.inner_text(".tfsl-simulator .tfsl-status")
+    # The refusal reads as one: the box that caused it is marked, the message is announced.
+    assert page.get_attribute(f'input[name="{box}"]', "aria-invalid") == "true"
+    assert page.get_attribute(".tfsl-simulator .tfsl-status", "aria-live") == "polite"
     shown = figures(page)
     # No figure of the inputs before stays beside the message, and nothing reads Infinity or NaN.
     assert all(number is None for _, number in shown.values()), shown
@@ -313,6 +317,7 @@ def test_an_input_outside_its_range_is_refused_and_clears_every_figure_and_the_c
     # A value in range brings every figure back.
     page.fill(f'input[name="{box}"]', "40")
     assert page.inner_text(".tfsl-simulator .tfsl-status") == ""
+    assert page.get_attribute(f'input[name="{box}"]', "aria-invalid") is None
     assert chart_paths(page) == 3 and figures(page)["per_call_eager"][1] is not None
     page.close()
     assert errors == []

@@ -140,3 +140,18 @@ def test_a_term_inside_a_tooltip_keeps_the_outer_one():
     assert [abbr.get("title") for abbr in header.iter("abbr")] != [] and len(list(header.iter("abbr"))) == 1
     assert header.find("abbr").get("title") != "The range." and "".join(header.itertext()) == "Speed-up (95% interval)"
     assert '<abbr title="The range.">95% interval</abbr>' in html  # in prose, the term has its own
+
+
+def test_a_term_keeps_its_tooltip_once_where_it_is_first_met_in_prose():
+    """Not in a link, not in a tab's label, not as the start of a version number; then once only."""
+    page = ("[XLA pays](x.md) when the op is big.\n\n"
+            "=== \"Before: XLA off\"\n\n    Text.\n\n"
+            "Keras 3.15.1 is the release. XLA fuses ops, and Keras 3 runs on it.\n\n"
+            "XLA again, and Keras 3 again.\n\n"
+            "*[XLA]: A compiler.\n*[Keras 3]: The Keras.\n")
+    html = markdown.markdown(page, extensions=["tfspeedlab.site.markdown_ext", "abbr", "pymdownx.tabbed"])
+    root = etree.fromstring(f"<root>{html}</root>")
+    kept = [(abbr.text, abbr.get("title")) for abbr in root.iter("abbr")]
+    assert kept == [("XLA", "A compiler."), ("Keras 3", "The Keras.")]
+    assert not list(root.find(".//a").iter("abbr")) and not list(root.find(".//label").iter("abbr"))
+    assert "Keras 3.15.1 is the release. <abbr" in html  # the version number whole, the term's tooltip after it

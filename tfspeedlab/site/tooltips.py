@@ -181,19 +181,35 @@ def _title_header(header: etree.Element, title: str) -> None:
 
 
 class GlossaryInsideTitles(Treeprocessor):
-    """A glossary term (Python-Markdown's ``abbr``, fed by ``docs/includes/glossary.md``) inside an
-    element that already has a tooltip keeps only the outer one: "95% interval" in the header of a
-    column of intervals says what that column holds, and two tooltips cannot show at once."""
+    """A glossary term (Python-Markdown's ``abbr``, fed by ``docs/includes/glossary.md``) keeps its
+    tooltip once per page, where a reader first meets it in prose: every later use, a use inside an
+    element that already has a tooltip (two cannot show at once: "95% interval" in the header of a
+    column of intervals says what that column holds), inside a link or a tab's label (the tooltip
+    would cover what the click leads to), and a term that is the start of a version number ("Keras
+    3" in "Keras 3.15.1") are plain text. Readers found a dotted underline under every use cluttered
+    a page: one page held 37 of one term."""
 
     def run(self, root: etree.Element) -> None:
         terms = getattr(self.md.treeprocessors["abbr"], "abbrs", {}) if "abbr" in self.md.treeprocessors else {}
-        if not terms:
-            return
-        for outer in [element for element in root.iter() if element.get("title") is not None]:
-            for parent in list(outer.iter()):
-                for child in list(parent):
-                    if child.tag == "abbr" and child.text in terms and child.get("title") == terms[child.text]:
-                        _unwrap(parent, child)
+        if terms:
+            self._walk(root, terms, seen=set(), plain=False)
+
+    def _walk(self, parent: etree.Element, terms: dict, seen: set[str], plain: bool) -> None:
+        for child in list(parent):
+            if child.tag == "abbr" and child.text in terms and child.get("title") == terms[child.text]:
+                if plain or child.text in seen or _VERSION_GOES_ON.match(child.tail or ""):
+                    _unwrap(parent, child)
+                else:
+                    seen.add(child.text)
+                continue
+            self._walk(child, terms, seen, plain or child.tag in _NO_GLOSSARY or child.get("title") is not None)
+
+
+# A term followed by this is part of a version number ("Keras 3" in "Keras 3.15.1").
+_VERSION_GOES_ON = re.compile(r"\.\d")
+# Elements whose text keeps no glossary tooltip: a link (the tooltip would cover where it leads) and a
+# tab's label (pymdownx.tabbed's, a control).
+_NO_GLOSSARY = frozenset({"a", "label"})
 
 
 def _unwrap(parent: etree.Element, child: etree.Element) -> None:

@@ -252,22 +252,32 @@
         form.elements[name].setAttribute("data-fitted", shown);
       });
     }
+    // A refusal names the box it came from, so that the box can be marked.
+    function refusal(name, message) {
+      var error = new RangeError(message);
+      error.box = name;
+      return error;
+    }
     function got(text) { return " (got " + (text.trim() === "" ? "nothing" : JSON.stringify(text)) + ")."; }
     // Above its box's max, an input is refused too: the browser enforces a number box's range only on
     // a form it submits, and a side of 1e200 read "≈ Infinity years", calls of 1e308 hung the tab.
     function atMost(name, number, unit) {
       var high = Number(form.elements[name].max);
       if (form.elements[name].max !== "" && number > high) {
-        throw new RangeError(labels[name] + " must be at most " + high.toLocaleString("en") + unit +
-                             got(form.elements[name].value));
+        throw refusal(name, labels[name] + " must be at most " + high.toLocaleString("en") + unit +
+                            got(form.elements[name].value));
       }
       return number;
     }
     function costS(model, name) {
       var box = form.elements[name], text = box.value, number = Number(text);
       if (text === box.getAttribute("data-fitted")) return null;
+      // A decimal comma ("2,5") is refused, never read as 25 or as 2.5: "1,000" could mean either.
+      if (text.indexOf(",") !== -1) {
+        throw refusal(name, labels[name] + " takes a point for decimals, as in 2.5" + got(text));
+      }
       if (text.trim() === "" || !isFinite(number) || number <= 0) {
-        throw new RangeError(labels[name] + " must be a number of µs above 0" + got(text));
+        throw refusal(name, labels[name] + " must be a number of µs above 0" + got(text));
       }
       return atMost(name, number, " µs") * 1e-6;
     }
@@ -276,7 +286,7 @@
     function value(name) {
       var text = form.elements[name].value, number = Number(text);
       if (text.trim() === "" || !isFinite(number) || number < 1) {
-        throw new RangeError(labels[name] + " must be a number of at least 1" + got(text));
+        throw refusal(name, labels[name] + " must be a number of at least 1" + got(text));
       }
       return atMost(name, number, "");
     }
@@ -285,9 +295,16 @@
     var outputs = Array.prototype.map.call(container.querySelectorAll("output"), function (output) {
       return [output, output.textContent];
     });
-    function refuse(status, message) {
+    function markInvalid(name) {
+      Array.prototype.forEach.call(form.querySelectorAll("input"), function (box) {
+        if (box.name === name) box.setAttribute("aria-invalid", "true");
+        else box.removeAttribute("aria-invalid");
+      });
+    }
+    function refuse(status, message, box) {
       status.textContent = message;
       status.setAttribute("data-error", "yes");
+      markInvalid(box);
       outputs.forEach(function (blank) { show(blank[0], blank[1], null); });
       container.querySelector("svg").innerHTML = "";
     }
@@ -307,7 +324,7 @@
         ops = value("ops"); side = value("side"); calls = Math.round(value("calls"));
         model = withReaderCosts(model, costS(model, "call_us"), costS(model, "op_us"));
       } catch (error) {
-        refuse(status, error.message);
+        refuse(status, error.message, error.box);
         return;
       }
       var elements = side * side;
@@ -318,6 +335,7 @@
       }
       status.removeAttribute("data-error");
       status.textContent = "";
+      markInvalid(null);
       function out(name) { return container.querySelector('output[name="' + name + '"]'); }
       MODES.forEach(function (mode) {
         show(out("per_call_" + mode), "≈ " + formatTime(p.perCall[mode]), p.perCall[mode]);
