@@ -47,10 +47,10 @@ SETTINGS = (
     MallocSetting("malloc_trim(0)", trim=True),
 )
 # Per loop: calls followed, the parts they are cut into (each part's growth per call is one reading),
-# and fresh processes per setting. A new model takes about 2 s here: 200 of them in ten parts of 20
+# and fresh processes per setting. A new model takes about two seconds here: 200 of them in ten parts of 20
 # is about 8 minutes a process, so the new-model loop runs once per setting (its interval is over
 # the ten parts of one process, and its time per model gets no verdict); the predict loop, 200
-# calls of about 0.1 s, runs twice, as in the memory example.
+# calls of about a tenth of a second, runs twice, as in the memory example.
 FULL = {"new model": (200, 10, 1), "predict": (200, 5, 2)}
 # A quick run follows the predict loop alone: five processes of a new model each would take minutes.
 QUICK = {"predict": (10, 5, 1)}

@@ -165,7 +165,7 @@ def _calibration_from_json(reader: FieldReader, calibration: dict[str, Any], pre
             values[field.name] = value
         return MachineCosts(**values)
 
-    cpu = reader.check_length(reader.get(calibration, "cpu", str, prefix), f"{prefix}cpu")
+    cpu = reader.get(calibration, "cpu", str, prefix)  # its text checked with the whole file (checks)
     return Calibration(cpu, costs("here"), costs("guide"))
 
 
