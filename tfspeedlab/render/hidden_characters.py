@@ -10,14 +10,9 @@ they mean nothing to Markdown, HTML or SVG, so the same text is safe in prose, a
 
 from __future__ import annotations
 
-import re
-
-# Bidirectional controls (Arabic letter mark, LRM/RLM, embeddings, overrides and isolates) and the
-# characters that take no width (zero-width space and joiners, word joiner and invisible operators,
-# the byte-order mark, the Mongolian vowel separator, the soft hyphen).
-HIDDEN = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+from tfspeedlab.core.results.checks import INVISIBLE
 
 
 def shown(text: str) -> str:
     """``text`` with every hidden character written out as ``⟨U+XXXX⟩``."""
-    return HIDDEN.sub(lambda match: f"\u27e8U+{ord(match[0]):04X}\u27e9", text)
+    return INVISIBLE.sub(lambda match: f"\u27e8U+{ord(match[0]):04X}\u27e9", text)

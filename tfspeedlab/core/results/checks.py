@@ -44,7 +44,11 @@ _LINE_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 # Bidirectional embeddings, overrides, isolates and marks; zero-width spaces and joiners, the word
 # joiner and the byte-order mark: each changes what a reader sees without showing itself.
-_INVISIBLE = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
+# Characters that change how text reads without being seen: bidirectional controls (Arabic letter mark,
+# LRM/RLM, embeddings, overrides, isolates) and those that take no width (zero-width space and joiners,
+# word joiner and invisible operators, the byte-order mark, the Mongolian vowel separator, the soft
+# hyphen). Refused here; written out where text reaches a page or a chart (render.hidden_characters).
+INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 _LINE_BREAK = re.compile(f"[{_LINE_BREAKS}]")
 _DIRECTIVE_MARKS = ("{{", "}}")
 # Between two braces of a pair, where ``printable`` puts a space.
@@ -81,7 +85,7 @@ def text_problem(value: str, rule: TextRule = NAME) -> str | None:
             rest = "its lines must end in a line feed (U+000A) alone" if rule.lines else "it must be one line"
             return f"holds a line break ({_codepoint(character)}) at character {at}; {rest}"
         return f"holds the control character {_codepoint(character)} at character {at}"
-    if (found := _INVISIBLE.search(value)) is not None:
+    if (found := INVISIBLE.search(value)) is not None:
         return (f"holds the invisible formatting character {_codepoint(found[0])} (bidirectional or "
                 f"zero-width) at character {found.start() + 1}")
     for mark in _DIRECTIVE_MARKS:
@@ -208,7 +212,7 @@ def printable(value: str, rule: TextRule = NAME, keep: str = "head") -> str:
     if not rule.lines:
         text = text.replace("\t", " ")
     text = _CONTROL.sub(lambda found: found[0] if found[0] in "\n\t" else _escaped(found[0]), text)
-    text = _INVISIBLE.sub(lambda found: _escaped(found[0]), text)
+    text = INVISIBLE.sub(lambda found: _escaped(found[0]), text)
     text = _DOUBLED_BRACE.sub(" ", text)
     if len(text) <= rule.limit:
         return text
