@@ -11,6 +11,7 @@ from tfspeedlab.core import wording
 from tfspeedlab.core.measure.measurement import Measurement
 from tfspeedlab.core.results import provenance
 from tfspeedlab.core.stats import intervals
+from tfspeedlab.render import charts
 from tfspeedlab.site import bar_charts, build_cache, chart_check
 
 
@@ -67,22 +68,39 @@ def test_an_entry_unused_for_many_builds_is_dropped(fresh_cache, tmp_path):
     assert stored["intervals"] == {}
 
 
-def test_charts_are_drawn_once_per_results_and_theme(fresh_cache, tmp_path):
+def test_charts_are_drawn_once_per_results_in_both_themes(fresh_cache, tmp_path):
     drawn = []
 
-    def draw(results, theme):  # a real chart: a kept one is published only if it is a drawing (chart_check)
-        drawn.append((results.example, theme))
-        return bar_charts.time_per_call_svg(results, theme)
+    def draw(results, theme_name):  # a real chart: a kept one is published only if it is a drawing (chart_check)
+        drawn.append((results.example, theme_name))
+        return bar_charts.time_per_call_svg(results, theme_name)
 
     results = synthetic_results()
     build_cache.open_cache(tmp_path)
-    chart = build_cache.svg(build_cache.chart(draw, results, "light"))
-    assert chart == bar_charts.time_per_call_svg(results, "light")
-    assert build_cache.svg(build_cache.chart(draw, results, "light")) == chart
-    build_cache.chart(draw, replace(results, title="Another title"), "light")  # other results: drawn again
+    first = {theme: build_cache.svg(source) for theme, source in build_cache.results_charts(draw, results).items()}
+    assert first["light"] == bar_charts.time_per_call_svg(results, "light")
+    assert first["dark"] == charts.recoloured(first["light"], "dark")
+    again = {theme: build_cache.svg(source) for theme, source in build_cache.results_charts(draw, results).items()}
+    assert again == first
+    build_cache.results_charts(draw, replace(results, title="Another title"))  # other results: drawn again
     build_cache.save()
+    # Drawn once per results file: the dark theme's SVG is the light one recoloured.
     assert drawn == [("demo", "light"), ("demo", "light")]
-    assert len(list((fresh_cache / build_cache.CHARTS_DIR).glob("*.svg"))) == 2
+    assert len(list((fresh_cache / build_cache.CHARTS_DIR).glob("*.svg"))) == 4
+
+
+def test_a_missing_theme_is_drawn_again_and_the_kept_one_is_left(fresh_cache, tmp_path):
+    results = synthetic_results()
+    build_cache.open_cache(tmp_path)
+    paths = build_cache.results_charts(bar_charts.time_per_call_svg, results)
+    build_cache.save()
+    kept_light = paths["light"].read_text(encoding="utf-8")
+    paths["dark"].unlink()
+    build_cache.open_cache(tmp_path)
+    again = build_cache.results_charts(bar_charts.time_per_call_svg, results)
+    build_cache.save()
+    assert again["dark"].read_text(encoding="utf-8") == charts.recoloured(kept_light, "dark")
+    assert again["light"].read_text(encoding="utf-8") == kept_light
 
 
 @pytest.mark.parametrize("content", ["not json", json.dumps({"code": "other code", "build": 3, "intervals": {
@@ -147,14 +165,14 @@ PLANTED = {
 def test_a_chart_planted_in_the_cache_is_drawn_again_not_published(fresh_cache, tmp_path, plant):
     results = synthetic_results()
     build_cache.open_cache(tmp_path)
-    drawn = build_cache.svg(build_cache.chart(bar_charts.time_per_call_svg, results, "light"))
+    kept = build_cache.results_charts(bar_charts.time_per_call_svg, results)["light"]
     build_cache.save()
-    [kept] = (fresh_cache / build_cache.CHARTS_DIR).glob("*.svg")
+    drawn = build_cache.svg(kept)
     planted = PLANTED[plant](drawn)
     assert planted != drawn and chart_check.problem(planted) is not None
     kept.write_text(planted, encoding="utf-8")
     build_cache.open_cache(tmp_path)
-    assert build_cache.svg(build_cache.chart(bar_charts.time_per_call_svg, results, "light")) == drawn  # drawn again
+    assert build_cache.svg(build_cache.results_charts(bar_charts.time_per_call_svg, results)["light"]) == drawn  # drawn again
     build_cache.save()
     assert kept.read_text(encoding="utf-8") == drawn  # and kept clean for the next build
 
@@ -162,7 +180,8 @@ def test_a_chart_planted_in_the_cache_is_drawn_again_not_published(fresh_cache, 
 def test_a_kept_chart_that_is_a_drawing_is_published_without_drawing_it_again(fresh_cache, tmp_path):
     results = synthetic_results()
     build_cache.open_cache(tmp_path)
-    drawn = build_cache.svg(build_cache.chart(bar_charts.time_per_call_svg, results, "light"))
+    drawn = build_cache.svg(build_cache.results_charts(bar_charts.time_per_call_svg, results)["light"])
     build_cache.save()
     build_cache.open_cache(tmp_path)
-    assert build_cache.svg(build_cache.chart(lambda *_: pytest.fail("drawn again"), results, "light")) == drawn
+    kept = build_cache.results_charts(lambda *_, **__: pytest.fail("drawn again"), results)
+    assert build_cache.svg(kept["light"]) == drawn

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import matplotlib
@@ -60,6 +62,39 @@ THEMES = {
     "dark": Theme("dark", text="#e6edf3", grid="#3d444d", bars=("#fb923c", "#60a5fa", "#34d399", "#c084fc"),
                   more_lines=("#fb7185", "#d6d3d1", "#a3e635", "#22d3ee")),
 }
+
+
+# Drawing is most of a cold build, and the themes differ only in their colours: a chart is drawn in the
+# light theme and each other theme's SVG made by swapping every theme colour for its counterpart
+# (``recoloured``). A chart with a colour no theme names (a colour map's shades, an embedded image)
+# may hold a shade that depends on the theme, so it is drawn in each theme instead.
+_FILL_OR_STROKE = re.compile(r'((?:fill|stroke)(?::\s*|="))(#[0-9a-f]{6})(?![0-9A-Za-z])')
+_ANY_COLOUR = re.compile(r"#[0-9A-Fa-f]{6}(?![0-9A-Za-z])")
+# matplotlib's default blue: the fill of a line marker ("|"), which has no area to show it.
+_THEME_FREE = frozenset({"#1f77b4"})
+
+
+def _colours(theme: Theme) -> tuple[str, ...]:
+    return (theme.text, theme.grid, *theme.lines)
+
+
+def recoloured(light_svg: str, theme_name: str) -> str | None:
+    """The light theme's SVG in ``theme_name``'s colours, or None where it holds a colour that could
+    depend on the theme, or a colour anywhere but a fill or a stroke."""
+    counterpart = dict(zip(_colours(THEMES["light"]), _colours(THEMES[theme_name])))
+    found = [match[2] for match in _FILL_OR_STROKE.finditer(light_svg)]
+    if ("<image" in light_svg or len(found) != len(_ANY_COLOUR.findall(light_svg))
+            or not set(found) <= counterpart.keys() | _THEME_FREE):
+        return None
+    return _FILL_OR_STROKE.sub(lambda match: match[1] + counterpart.get(match[2], match[2]), light_svg)
+
+
+def drawn_in_themes(draw: Callable[..., str], args: tuple, themes=tuple(THEMES)) -> dict[str, str]:
+    """``draw(*args, theme_name=theme)`` for each of ``themes``: drawn once in the light theme, the
+    others recoloured from it where they can be."""
+    light = draw(*args, theme_name="light")
+    return {theme: light if theme == "light" else recoloured(light, theme) or draw(*args, theme_name=theme)
+            for theme in themes}
 
 
 # Under every chart whose whiskers or bands are a time's 95% interval: readers took an interval that

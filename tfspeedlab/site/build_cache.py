@@ -31,6 +31,7 @@ from tfspeedlab.core.results import provenance
 from tfspeedlab.core.results.schema import ResultsFile, to_dict
 from tfspeedlab.core.results.store import write_text_atomic
 from tfspeedlab.core.stats import intervals
+from tfspeedlab.render import charts
 from tfspeedlab.site import chart_check, chart_drawing
 
 CACHE_VARIABLE = "TFSPEEDLAB_CACHE"
@@ -91,37 +92,52 @@ def _read_index(path: Path) -> dict[str, Any]:
 ChartSource = Union[str, Path]
 
 
-def _cached_svg(key: str, draw: Callable[..., str], args: tuple) -> ChartSource:
+def _kept(path: Path) -> bool:
+    """Whether an earlier build's chart is at ``path`` and may be published."""
+    if not path.exists():
+        return False
+    # A kept chart is published only if it is a drawing (``chart_check``): anything planted in the
+    # cache is drawn again, and the clean drawing kept for the next build.
+    try:
+        kept = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        kept = None
+    if kept is not None and chart_check.problem(kept) is None:
+        return True
+    path.unlink(missing_ok=True)
+    return False
+
+
+def _cached_svgs(key_parts: tuple, draw: Callable[..., str], args: tuple) -> dict[str, ChartSource]:
+    """Each theme's ``draw(*args, theme_name=theme)``: kept from an earlier build, or drawn (the themes
+    a build lacks, together: ``charts.drawn_in_themes``)."""
     if BuildCache.folder is None:
-        return draw(*args)
-    BuildCache.chart_builds[key] = BuildCache.build
-    path = BuildCache.folder / CHARTS_DIR / f"{key}.svg"
-    if path.exists():
-        # A kept chart is published only if it is a drawing (``chart_check``): anything planted in the
-        # cache is drawn again, and the clean drawing kept for the next build.
-        try:
-            kept = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            kept = None
-        if kept is not None and chart_check.problem(kept) is None:
-            return path
-        path.unlink(missing_ok=True)
-    chart_drawing.draw(path, draw, args)
-    return path
+        return dict(charts.drawn_in_themes(draw, args))
+    paths = {}
+    for theme in charts.THEMES:
+        key = _key(*key_parts, theme)
+        BuildCache.chart_builds[key] = BuildCache.build
+        paths[theme] = BuildCache.folder / CHARTS_DIR / f"{key}.svg"
+    missing = {theme: path for theme, path in paths.items() if not _kept(path)}
+    if missing:
+        chart_drawing.draw(missing, draw, args)
+    return dict(paths)
 
 
 def _key(*parts: object) -> str:
     return hashlib.sha256(repr((code_version(), *parts)).encode()).hexdigest()
 
 
-def chart(draw: Callable[[ResultsFile, str], str], results: ResultsFile, theme: str) -> ChartSource:
-    """``draw(results, theme)``, or the SVG an earlier build drew from the same results."""
-    return _cached_svg(_key("results", json.dumps(to_dict(results), sort_keys=True), theme), draw, (results, theme))
+def results_charts(draw: Callable[..., str], results: ResultsFile) -> dict[str, ChartSource]:
+    """``draw(results, theme_name=theme)`` in each theme, or the SVGs an earlier build drew from the same
+    results."""
+    return _cached_svgs(("results", json.dumps(to_dict(results), sort_keys=True)), draw, (results,))
 
 
-def trend_chart(draw: Callable[..., str], *args: Any) -> ChartSource:
-    """``draw(*args)`` for a release-history chart, or the SVG an earlier build drew from the same data."""
-    return _cached_svg(_key("trend", *args), draw, args)
+def trend_charts(draw: Callable[..., str], *args: Any) -> dict[str, ChartSource]:
+    """``draw(*args, theme_name=theme)`` for a release-history chart in each theme, or the SVGs an earlier
+    build drew from the same data."""
+    return _cached_svgs(("trend", *args), draw, args)
 
 
 def svg(source: ChartSource) -> str:

@@ -9,6 +9,7 @@ tree that cannot be read fails the build: a page must not quietly lose a number 
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from mkdocs.config import config_options
@@ -19,9 +20,8 @@ from mkdocs.structure.files import File, Files
 
 from tfspeedlab.core.results.schema import RUNNERS
 from tfspeedlab.history import charts as history_charts, directives as history_directives, trends as history_analysis
-from tfspeedlab.render import charts
-from tfspeedlab.site import (build_cache, chart_drawing, markdown_ext, notebook_pages, simulator, site_data, unrendered,
-                             views)
+from tfspeedlab.site import (build_cache, chart_drawing, markdown_ext, notebook_pages, notebook_templates, simulator,
+                             site_data, unrendered, views)
 from tfspeedlab.site.directives import TRACE_URI, chart_uri, trace_files
 
 
@@ -37,14 +37,18 @@ def _chart_file(config, uri: str, source: build_cache.ChartSource) -> File:
 
 
 class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
-    # `mkdocs build` draws charts in worker processes; `mkdocs serve` (threads) draws them itself.
-    command = "build"
+    # Charts are drawn in worker processes (forked) until `mkdocs serve` starts its threads: by
+    # `mkdocs build`, and by the build `mkdocs serve` makes before it serves. Its rebuilds, in a
+    # thread beside the server's, draw them in the build's own process.
+    serving = False
 
-    def on_startup(self, *, command, dirty) -> None:
-        self.command = command
+    def on_serve(self, server, config, builder):
+        self.serving = True
+        return server
 
     def on_config(self, config):
         markdown_ext.start_build()  # a new build: no page has stated a figure yet
+        notebook_templates.share_compiled_templates()  # mkdocs-jupyter's exporters compile each template once
         # TFSPEEDLAB_RESULTS points a build at another results tree (tests use it).
         self.results_root = site_data.results_root(Path(config.config_file_path).resolve().parent / self.config.results_dir)
         build_cache.open_cache(Path(config.config_file_path).resolve().parent)
@@ -58,12 +62,11 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
             data = site_data.load(self.results_root)
         except site_data.SiteDataError as error:
             raise PluginError(f"tfspeedlab: {error}") from error
-        chart_drawing.start(enabled=self.command == "build")
+        chart_drawing.start(enabled=not self.serving)
         for runner, by_example in data.results.items():
             for example, results in by_example.items():
-                for theme in charts.THEMES:
-                    files.append(_chart_file(config, chart_uri(runner, example, theme),
-                                             build_cache.chart(views.chart_svg, results, theme)))
+                for theme, source in build_cache.results_charts(views.chart_svg, results).items():
+                    files.append(_chart_file(config, chart_uri(runner, example, theme), source))
                 # Raw traces, downloadable for XProf/TensorBoard ({{ traces NAME }}).
                 for trace in trace_files(self.results_root, runner, example):
                     uri = TRACE_URI.format(runner=runner, example=example, name=trace.name)
@@ -87,11 +90,11 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
             for workload in history_analysis.workload_groups(history, example):
                 series = history_charts.trend_series(history, example, workload)
                 quantities = history_charts.trend_quantities(history, example, workload)
-                for theme in charts.THEMES:
+                drawn = build_cache.trend_charts(functools.partial(history_charts.trend_svg, quantities=quantities),
+                                                 series, releases, example, workload)
+                for theme, source in drawn.items():
                     charts_made.append(_chart_file(
-                        config, history_directives.chart_uri(runner, example, workload, theme),
-                        build_cache.trend_chart(history_charts.trend_svg, series, releases, example,
-                                                workload, theme, quantities)))
+                        config, history_directives.chart_uri(runner, example, workload, theme), source))
         return charts_made
 
     def on_page_content(self, html: str, page, config, files) -> str:
