@@ -273,3 +273,30 @@ def test_the_memory_chart_draws_a_line_per_malloc_setting_where_a_file_compares_
         dataclasses.replace(case, params={key: value for key, value in case.params.items() if key != "malloc"})
         for case in allocator_results().cases[:1]))
     assert "line: what runs after each call" in charts.memory_over_calls_svg(cleanups, "light")
+
+
+def test_the_remedies_sentence_names_a_setting_that_stopped_the_growth_and_those_that_did_not():
+    from tfspeedlab.memory.tables import remedies_sentence
+
+    found = allocator_results()
+    # jemalloc's second half did not grow: it stopped the new-model loop's growth.
+    assert remedies_sentence(found, "new model") == ("`jemalloc` stopped the `new model` loop's growth over 200 calls: "
+                                                     "its second half no longer grew.")
+    assert remedies_sentence(found, "new model", brief=True) == "`jemalloc` stopped it."
+    still = [8e6] * 10
+    grows = dataclasses.replace(found, cases=(
+        malloc_case("new model", "glibc", followed(still, calls=200)),
+        malloc_case("new model", "jemalloc", followed(still, calls=200), allocator="jemalloc"),
+        malloc_case("new model", "malloc_trim(0)", followed(still, calls=200))))
+    assert remedies_sentence(grows, "new model") == (
+        "No malloc setting stopped the `new model` loop's growth over 200 calls: under `jemalloc` and "
+        "`malloc_trim(0)` alike, its second half still grew.")
+    assert remedies_sentence(grows, "new model", brief=True) == "Neither `jemalloc` nor `malloc_trim(0)` stopped it."
+    unclear = dataclasses.replace(grows, cases=grows.cases[:2] + (
+        malloc_case("new model", "tcmalloc", followed([8e6] * 5 + [9e6, -9e6, 8e6, -8e6, 0.0], calls=200)),))
+    assert remedies_sentence(unclear, "new model") == (
+        "No malloc setting clearly stopped the `new model` loop's growth over 200 calls. Under `jemalloc`, it still "
+        "grew. Under `tcmalloc`, whether it grew is inconclusive here.")
+    assert remedies_sentence(unclear, "new model", brief=True) == "No malloc setting clearly stopped it."
+    with pytest.raises(NotInResults):
+        remedies_sentence(found, "fit")

@@ -28,6 +28,14 @@ def growth_threshold(context: Context) -> str:
     return format_bytes(NO_GROWTH_BYTES_PER_CALL)
 
 
+@directive("malloc_remedies", "Whether any malloc setting stopped one loop of the allocators example from growing, "
+                            "in a sentence: ``No malloc setting stopped the `new model` loop's growth over 200 "
+                            "calls: under `jemalloc`, … alike, its second half still grew.``; with brief=true, "
+                            "``Neither `jemalloc`, … nor `malloc_trim(0)` stopped it.``")
+def malloc_remedies(context: Context, example: str, call: str, *, brief: bool = False, runner: Runner = "cpu") -> str:
+    return memory_tables.remedies_sentence(context.lookup(example, runner), call, brief)
+
+
 @directive("import_contributors", "What ``python -X importtime`` gave each package and module of one import case.")
 def import_contributors(context: Context, example: str, case: str) -> str:
     return context.example_tabs(example, lambda found: memory_tables.contributors_table(found, case))

@@ -106,6 +106,42 @@ def allocator_table(results: ResultsFile) -> Markdown:
 
 
 
+def _listed(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``, each as code."""
+    shown = [code(name) for name in names]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def remedies_sentence(results: ResultsFile, call: str, brief: bool = False) -> Markdown:
+    """Whether any malloc setting other than glibc's default stopped ``call``'s loop from growing, in
+    a sentence: stopped where the loop's second half no longer grows (steady, or shrinking). ``brief``:
+    the verdict alone, its subject "it" (``Neither `jemalloc` nor `tcmalloc` stopped it.``)."""
+    found = [(remedy_of(case), memory) for case, memory in followed(results)
+             if case.params.get("call") == call and case.params.get(MALLOC_PARAMETER) not in (None, REFERENCE_MALLOC)]
+    if not found:
+        raise NotInResults(f"no malloc setting but {REFERENCE_MALLOC}'s followed the {call!r} loop")
+    verdicts = {name: wording.growth_verdict(memory.late_per_call) for name, memory in found}
+    stopped = [name for name, verdict in verdicts.items() if verdict in (wording.Growth.STEADY, wording.Growth.SHRINKS)]
+    grew = [name for name, verdict in verdicts.items() if verdict is wording.Growth.GROWS]
+    unclear = [name for name, verdict in verdicts.items() if verdict is wording.Growth.INCONCLUSIVE]
+    subject = "it" if brief else f"the {code(call)} loop's growth over {found[0][1].calls:,} calls"
+    lead = (f"{_listed(stopped)} stopped {subject}" if stopped
+            else f"No malloc setting {'clearly ' if unclear else ''}stopped {subject}")
+    if brief and not stopped and not unclear:
+        names = [code(name) for name in grew]
+        return Markdown(f"{names[0]} did not stop it." if len(names) == 1
+                        else f"Neither {', '.join(names[:-1])} nor {names[-1]} stopped it.")
+    if brief:
+        return Markdown(lead + ".")
+    if not stopped and not unclear:
+        return Markdown(f"{lead}: under {_listed(grew)} alike, its second half still grew.")
+    sentences = [lead + (": its second half no longer grew." if stopped else ".")]
+    if grew:
+        sentences.append(f"Under {_listed(grew)}, it still grew.")
+    if unclear:
+        sentences.append(f"Under {_listed(unclear)}, whether it grew is {wording.Growth.INCONCLUSIVE.value}.")
+    return Markdown(" ".join(sentences))
+
 # ------------------------------------------------------------ start-up
 
 
