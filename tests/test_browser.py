@@ -39,11 +39,13 @@ def assert_matches_model(page, fitted):
     for mode in cost_model.MODES:
         assert value(page, f"per_call_{mode}") == pytest.approx(fitted.per_call(mode, ops, elements), rel=1e-9)
         assert value(page, f"total_{mode}") == pytest.approx(fitted.total(mode, ops, elements, calls), rel=1e-9)
-        # Each prediction shows how far it can miss: the model's worst miss, as "±N%".
+        # Each prediction shows how far it can miss: the model's worst miss, as "±N%", or as a factor
+        # from 100% on ("±311%" read as a time that could be negative).
         assert value(page, f"band_per_call_{mode}") == pytest.approx(fitted.band[mode], rel=1e-9)
         assert value(page, f"band_total_{mode}") == pytest.approx(fitted.total_band(mode, ops, elements, calls), rel=1e-9)
         shown = page.inner_text(f'output[name="band_per_call_{mode}"]')
-        assert shown == f"±{round(fitted.band[mode] * 100)}%"
+        band = fitted.band[mode]
+        assert shown == (f"up to {1 + band:.1f}× off" if band >= 1 else f"±{round(band * 100)}%")
     break_even = fitted.break_even_ops(elements)
     if break_even is not None:
         assert value(page, "break_even") == pytest.approx(break_even, rel=1e-9)

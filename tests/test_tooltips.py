@@ -21,7 +21,7 @@ from tfspeedlab.core import wording
 from tfspeedlab.core.stats.intervals import Estimate, Ratio
 from tfspeedlab.core.stats.summary import COLUMNS
 from tfspeedlab.render.markdown import text
-from tfspeedlab.site import interval_forms as forms
+from tfspeedlab.site import interval_forms as forms, tooltips
 from tfspeedlab.site.interval_forms import find_intervals
 from tfspeedlab.site.tooltips import COLUMN_TITLES, note_link
 
@@ -182,6 +182,18 @@ def test_each_interval_in_a_table_cell_has_its_title_and_its_columns_header_too(
     assert titled_in_cell("steady within 200 B per call", forms.STEADY_WITHIN_TITLE) in html
     assert html.count("<abbr ") == 3 + 4 and html.count("<a ") == 1
     assert "<td>plain</td>" in html and '<td style="text-align: right;">1 ms</td>' in html
+
+
+def test_a_grids_workload_headers_keep_their_names_and_its_first_header_explains_the_intervals():
+    """Readers hovered "matmul 64" to learn the workload and met statistics: in a grid of a column per
+    workload, the interval's tooltip sits once, on the first header."""
+    html = convert("| Setting | matmul 64 | predict · batch 1 | training step |\n| --- | --- | --- | --- |\n"
+                   "| one thread | 2.0× faster [1.9–2.1×] | 1.5× slower [1.4–1.6×] | the same within 5% |\n")
+    assert header("Setting", tooltips.GRID_TITLE_PREFIX + forms.FACTOR_TITLE) in html
+    assert "<th>matmul 64</th>" in html and "<th>predict · batch 1</th>" in html and "<th>training step</th>" in html
+    # Two columns are no grid: each header keeps its own.
+    two = convert("| Case | Slower | Faster |\n| --- | --- | --- |\n| a | 1.5× slower [1.4–1.6×] | 2.0× faster [1.9–2.1×] |\n")
+    assert header("Slower", forms.FACTOR_TITLE) in two and header("Faster", forms.FACTOR_TITLE) in two
 
 
 def test_a_growth_range_in_a_cell_breaks_only_after_its_to_and_prose_keeps_a_range_whole():
@@ -349,11 +361,12 @@ def untitled_columns(page: BuiltPage) -> list[str]:
     for table in page.tables:
         if not table or not all(cell.header for cell in table[0]):
             continue
-        for row in table[1:]:
-            for column, cell in enumerate(row):
-                if (not cell.header and column < len(table[0]) and not table[0][column].titled
-                        and any(True for _ in find_intervals(cell.text))):
-                    missing.append(" ".join(table[0][column].text.split()) or f"column {column + 1}")
+        holding = {column for row in table[1:] for column, cell in enumerate(row)
+                   if not cell.header and column < len(table[0]) and any(True for _ in find_intervals(cell.text))}
+        if len(holding) >= tooltips.GRID_COLUMNS and 0 not in holding and table[0][0].titled:
+            continue  # a grid: its first header explains every column's intervals
+        missing += [" ".join(table[0][column].text.split()) or f"column {column + 1}"
+                    for column in holding if not table[0][column].titled]
     return sorted(set(missing))
 
 

@@ -12,7 +12,8 @@ Wherever a reader meets an interval, in prose (paragraphs, list items, admonitio
 table cell, it is wrapped in ``<abbr title="…">`` with its form's tooltip; code, preformatted text and
 a title already given are left alone. The page's first interval in document order, in the answer box,
 a table cell or prose alike, also links to the note: readers hovered the first bracket they saw,
-often in a table. The header of a table column of intervals carries its family's tooltip too, and
+often in a table. The header of a table column of intervals carries its family's tooltip too (in a
+grid of three or more such columns, the first header carries it once, for all of them), and
 the summary table's headers for the time per call, the median and spread, and the calls and blocks
 say what those columns hold.
 
@@ -48,6 +49,10 @@ COLUMN_TITLES = {
                         "a process and the spread between processes, as a share of the median."),
     "Calls × blocks": "The fewest calls a timed block held in any process, times the blocks timed over all processes.",
 }
+# A table with this many columns of intervals is a grid (a column per workload or setting): one
+# tooltip on its first header explains them all.
+GRID_COLUMNS = 3
+GRID_TITLE_PREFIX = "Every column's intervals: "
 # The class pages.css keeps on one line.
 INTERVAL_CLASS = "tfsl-interval"
 # The forms kept on one line in a table cell: a bracket is read as one figure; a longer phrase would
@@ -159,6 +164,12 @@ def _title_columns(table: etree.Element) -> None:
             if cell.tag == "td":
                 found = {one.form.family for one in find_intervals(_plain("".join(cell.itertext())))}
                 families.setdefault(column, set()).update(found)
+    columns = {column: found for column, found in families.items() if found and 0 < column < len(headers)}
+    if len(columns) >= GRID_COLUMNS and not families.get(0):
+        # A grid: its headers name workloads, and a reader who hovers one wants the workload, not
+        # statistics. The first header explains every column's intervals, once.
+        _title_header(headers[0], GRID_TITLE_PREFIX + column_title(set().union(*columns.values())))
+        return
     for column, found in families.items():
         if found and column < len(headers):
             _title_header(headers[column], column_title(found))

@@ -116,7 +116,11 @@
 
   function counted(count, noun) { return count.toLocaleString("en") + " " + noun + (count === 1 ? "" : "s"); }
 
-  function percent(fraction) { return "±" + Math.round(fraction * 100) + "%"; }
+  // A miss of 100% or more is a factor: "±311%" read as a time that could be negative.
+  function percent(fraction) {
+    if (fraction >= 1) return "up to " + (1 + fraction).toFixed(1) + "× off";
+    return "±" + Math.round(fraction * 100) + "%";
+  }
 
   /* A speed-up as the guide writes every comparison: a factor of at least 1 and its word. */
   function factor(speedup) {
@@ -258,14 +262,19 @@
       error.box = name;
       return error;
     }
-    function got(text) { return " (got " + (text.trim() === "" ? "nothing" : JSON.stringify(text)) + ")."; }
+    // A number box the browser cannot hold (1e400) reads as empty, its validity as bad input.
+    function got(name, text) {
+      var box = form.elements[name];
+      if (text.trim() === "" && box.validity && box.validity.badInput) return " (got a number too large to hold).";
+      return " (got " + (text.trim() === "" ? "nothing" : JSON.stringify(text)) + ").";
+    }
     // Above its box's max, an input is refused too: the browser enforces a number box's range only on
     // a form it submits, and a side of 1e200 read "≈ Infinity years", calls of 1e308 hung the tab.
     function atMost(name, number, unit) {
       var high = Number(form.elements[name].max);
       if (form.elements[name].max !== "" && number > high) {
         throw refusal(name, labels[name] + " must be at most " + high.toLocaleString("en") + unit +
-                            got(form.elements[name].value));
+                            got(name, form.elements[name].value));
       }
       return number;
     }
@@ -274,10 +283,10 @@
       if (text === box.getAttribute("data-fitted")) return null;
       // A decimal comma ("2,5") is refused, never read as 25 or as 2.5: "1,000" could mean either.
       if (text.indexOf(",") !== -1) {
-        throw refusal(name, labels[name] + " takes a point for decimals, as in 2.5" + got(text));
+        throw refusal(name, labels[name] + " takes a point for decimals, as in 2.5" + got(name, text));
       }
       if (text.trim() === "" || !isFinite(number) || number <= 0) {
-        throw refusal(name, labels[name] + " must be a number of µs above 0" + got(text));
+        throw refusal(name, labels[name] + " must be a number of µs above 0" + got(name, text));
       }
       return atMost(name, number, " µs") * 1e-6;
     }
@@ -286,7 +295,7 @@
     function value(name) {
       var text = form.elements[name].value, number = Number(text);
       if (text.trim() === "" || !isFinite(number) || number < 1) {
-        throw refusal(name, labels[name] + " must be a number of at least 1" + got(text));
+        throw refusal(name, labels[name] + " must be a number of at least 1" + got(name, text));
       }
       return atMost(name, number, "");
     }
