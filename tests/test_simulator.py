@@ -291,7 +291,7 @@ REFUSED = [
     ("ops", "", "Ops per call must be a number of at least 1 (got nothing)"),
     ("ops", "100001", "Ops per call must be at most 100,000"),
     ("side", "1e200", "Tensor side must be at most 20,000"),  # read "≈ Infinity years" and "NaN× slower"
-    ("side", "1e400", "Tensor side must be a number of at least 1 (got a number too large to hold)"),  # "got nothing"
+    ("side", "1e400", "Tensor side must be a number from 1 to 20,000 (got a number too large to hold)"),  # "got nothing"
     ("calls", "2e307", "Number of calls must be at most 100,000,000"),  # looped forever: the tab crashed
     ("op_us", "1e300", "One eager op's cost must be at most 1,000,000 µs"),
     ("call_us", "0", "A tf.function call's fixed cost must be a number of µs above 0"),

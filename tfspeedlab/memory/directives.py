@@ -47,8 +47,7 @@ for _name, _table, _summary in (
      "the followed loop and its second half, the Python heap's, the time per call."),
     ("allocator_table", memory_tables.allocator_table, "Per loop and malloc setting (glibc, jemalloc, tcmalloc, "
      "MALLOC_ARENA_MAX, malloc_trim): resident memory's growth per call over the followed loop and its second "
-     "half, glibc's arenas after it, the time per call and against glibc's default; the settings that could not "
-     "run, and why."),
+     "half, glibc's arenas after it, the time per call; the settings that could not run, and why."),
     ("imports", memory_tables.imports_table, "Each import as a fresh process, start to exit, against "
      "``import tensorflow``."),
     ("first_prediction", memory_tables.first_prediction_table, "Per model and format: a fresh process from start to "

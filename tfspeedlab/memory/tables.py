@@ -80,30 +80,24 @@ def remedy_kind(results: ResultsFile) -> str:
 
 def allocator_table(results: ResultsFile) -> Markdown:
     """Per loop and malloc setting: resident memory's growth per call over the followed loop and its
-    second half, glibc's arenas after it, the time per call and against glibc's default malloc on the
-    same loop; then the settings that could not run here, each with its reason (an install command)."""
+    second half, glibc's arenas after it and the time per call; then the settings that could not run
+    here, each with its reason (an install command). The question is memory: the times are there to
+    show what a setting costs, each loop's processes too few for a verdict between settings."""
     body = []
     for case, found in followed(results):
         p, per = case.params, per_what(case)
-        reference = next((other for other in results.cases if other.params.get("call") == p["call"]
-                          and other.params.get(MALLOC_PARAMETER) == REFERENCE_MALLOC), None)
-        against = ("reference" if case is reference else "not measured" if reference is None
-                   else speedup_cell(intervals.ratio(reference, case)))
         arenas = [metrics.glibc_arenas for metrics in case.metrics_by_process if metrics.glibc_arenas is not None]
         body.append([text(f"{p['call']} × {found.calls:,}"), text(p.get(MALLOC_PARAMETER, "")),
                      format_growth(found.per_call, per), format_growth(found.late_per_call, per),
-                     f"{max(arenas):.0f}" if arenas else "not glibc's", format_time(case.measurement.per_call_s),
-                     against])
+                     f"{max(arenas):.0f}" if arenas else "not glibc's", format_time(case.measurement.per_call_s)])
     if not body:
         return Markdown(text("No case followed its memory (it is followed on Linux only)."))
     shown = table(["Loop × calls followed", "malloc", "Resident memory, whole loop", "… its second half",
-                   "glibc's arenas after it", "Time per call", f"Compared with {REFERENCE_MALLOC}"], body,
-                  [LEFT, LEFT, LEFT, LEFT, RIGHT, RIGHT, LEFT])
+                   "glibc's arenas after it", "Time per call"], body, [LEFT, LEFT, LEFT, LEFT, RIGHT, RIGHT])
     if not results.unavailable:
         return shown
     missing = "\n".join(f"* {text(label)}: {text(reason)}" for label, reason in results.unavailable.items())
     return Markdown(f"{shown}\n\nNot measured here:\n\n{missing}")
-
 
 
 def _listed(names: list[str]) -> str:
@@ -118,6 +112,8 @@ def remedies_sentence(results: ResultsFile, call: str, brief: bool = False) -> M
     the verdict alone, its subject "it" (``Neither `jemalloc` nor `tcmalloc` stopped it.``)."""
     found = [(remedy_of(case), memory) for case, memory in followed(results)
              if case.params.get("call") == call and case.params.get(MALLOC_PARAMETER) not in (None, REFERENCE_MALLOC)]
+    if not found and results.quick:  # a quick run follows the predict loop alone
+        return Markdown(f"This quick run did not follow the {code(call)} loop under another malloc setting.")
     if not found:
         raise NotInResults(f"no malloc setting but {REFERENCE_MALLOC}'s followed the {call!r} loop")
     verdicts = {name: wording.growth_verdict(memory.late_per_call) for name, memory in found}

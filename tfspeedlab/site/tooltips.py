@@ -52,7 +52,7 @@ COLUMN_TITLES = {
 # A table with this many columns of intervals is a grid (a column per workload or setting): one
 # tooltip on its first header explains them all.
 GRID_COLUMNS = 3
-GRID_TITLE_PREFIX = "Every column's intervals: "
+GRID_TITLE_PREFIX = "In every column, each cell's "
 # The class pages.css keeps on one line.
 INTERVAL_CLASS = "tfsl-interval"
 # The forms kept on one line in a table cell: a bracket is read as one figure; a longer phrase would

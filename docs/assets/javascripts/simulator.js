@@ -262,11 +262,13 @@
       error.box = name;
       return error;
     }
+    function got(name, text) { return " (got " + (text.trim() === "" ? "nothing" : JSON.stringify(text)) + ")."; }
     // A number box the browser cannot hold (1e400) reads as empty, its validity as bad input.
-    function got(name, text) {
+    function tooLarge(name) {
       var box = form.elements[name];
-      if (text.trim() === "" && box.validity && box.validity.badInput) return " (got a number too large to hold).";
-      return " (got " + (text.trim() === "" ? "nothing" : JSON.stringify(text)) + ").";
+      if (!(box.validity && box.validity.badInput)) return;
+      throw refusal(name, labels[name] + " must be a number from " + Number(box.min || 1).toLocaleString("en") +
+                          " to " + Number(box.max).toLocaleString("en") + " (got a number too large to hold).");
     }
     // Above its box's max, an input is refused too: the browser enforces a number box's range only on
     // a form it submits, and a side of 1e200 read "≈ Infinity years", calls of 1e308 hung the tab.
@@ -293,6 +295,7 @@
     // An input the model cannot take (empty, not a number, below 1, above its box's max) is refused
     // with a message, never quietly read as another value.
     function value(name) {
+      tooLarge(name);
       var text = form.elements[name].value, number = Number(text);
       if (text.trim() === "" || !isFinite(number) || number < 1) {
         throw refusal(name, labels[name] + " must be a number of at least 1" + got(name, text));
