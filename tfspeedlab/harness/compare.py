@@ -68,7 +68,6 @@ class CaseChange(_Judged):
         return _turned(self.change)
 
 
-
 @dataclass(frozen=True)
 class SpeedupChange(_Judged):
     """One speed-up (a case against its baseline, timed in the same processes) on both sides."""
@@ -84,7 +83,6 @@ class SpeedupChange(_Judged):
     def gain(self) -> intervals.Ratio:
         """The new speed-up ÷ the old: above 1, the case does better against its baseline on the new side."""
         return ratio_of_independent(self.new, self.old)
-
 
 
 Change = CaseChange | SpeedupChange

@@ -105,7 +105,6 @@ def allocator_table(results: ResultsFile) -> Markdown:
     return Markdown(f"{shown}\n\nNot measured here:\n\n{missing}")
 
 
-
 # ------------------------------------------------------------ start-up
 
 
