@@ -145,10 +145,10 @@ def test_a_case_label_holding_an_equals_sign_is_an_argument_not_an_option(tmp_pa
     results = ladder()
     labelled = replace(results, cases=(replace(results.cases[0], label="fit, steps_per_execution=10"),
                                        *results.cases[1:]))
-    rendered = render("median", ["ladder", "fit, steps_per_execution=10"], context(tmp_path, labelled))
+    rendered = render("time", ["ladder", "fit, steps_per_execution=10"], context(tmp_path, labelled))
     assert rendered.endswith("ms")
     with pytest.raises(DirectiveError, match="unknown option"):
-        render("median", ["ladder", "fit, steps_per_execution=10", "colour=red"], context(tmp_path, labelled))
+        render("time", ["ladder", "fit, steps_per_execution=10", "colour=red"], context(tmp_path, labelled))
 
 
 def test_a_fixed_cost_within_noise_of_zero_has_no_break_even_above_one():

@@ -31,15 +31,6 @@ def time_per_call(context: Context, example: str, case: str, *, runner: Runner =
     return context.claim(("time per call", runner, example, case), figure)
 
 
-@directive("median", "One case's median block (the median over processes of each process's median): a typical "
-                     "call, for where a page says so; the time compared is ``time``.")
-def median(context: Context, example: str, case: str, *, runner: Runner = "cpu") -> str:
-    # Claimed as the case's time: a page that states a median where the tables show the time per
-    # call says two figures for one claim, and the build says so.
-    figure = format_time(context.lookup(example, runner).case(case).measurement.median_s)
-    return context.claim(("time per call", runner, example, case), figure)
-
-
 @directive("first_call", "One case's first call (tracing, compiling): its time.")
 def first_call(context: Context, example: str, case: str, *, runner: Runner = "cpu") -> str:
     return format_time(context.lookup(example, runner).case(case).measurement.first_call_s)
