@@ -148,11 +148,6 @@ def span(low: float, high: float) -> str:
     return f"{format_factor(low)}–{format_ratio(high)}"
 
 
-def format_interval(found: Ratio) -> str:
-    """``9.8–10.4×``: the interval of a ratio as it stands (for a ratio at least 1 at both ends)."""
-    return span(found.low, found.high)
-
-
 def _worded(value: float, low: float, high: float) -> str:
     """A speed-up (above 1: faster) in one of the four verdicts, always as a factor of at least 1."""
     found = _judge(low, high)
