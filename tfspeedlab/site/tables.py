@@ -84,10 +84,6 @@ def _column_heading(layout, column: object) -> str:
     return str(column)
 
 
-def _size_heading(elements: int) -> str:
-    return f"{elements:,} elements" if elements > 1 else "scalar"
-
-
 def op_layers_table(results: ResultsFile) -> Markdown:
     """Time per op of every entry point at every size, then what each layer costs (their differences,
     each with its interval)."""
@@ -106,7 +102,7 @@ def op_layers_table(results: ResultsFile) -> Markdown:
                              "from the graph's time)"))
     layer_rows = [[empty_call, *(format_time(op_layers.per_call_s(results, roles.empty_call, size)) for size in sizes)]]
     layer_rows += [[label, *(time_with_interval(costs[size][key]) for size in sizes)] for key, label in labels.items()]
-    headings = [_size_heading(size) for size in sizes]
+    headings = [f"{size:,} elements" if size > 1 else "scalar" for size in sizes]
     return Markdown("\n".join([
         "**Time per add**", "", table(["Entry point", *headings], entry_rows), "",
         f"**What each layer adds** per add: the difference of the times above, with its 95% interval, "
