@@ -88,7 +88,7 @@ def test_a_bug_in_a_handler_is_not_reported_as_a_typo(scratch, tmp_path):
     with pytest.raises(TypeError):
         directives.render("test_buggy", [], context(tmp_path))
     with pytest.raises(TypeError):
-        markdown_ext.expand("{{ test_buggy }}", context(tmp_path))
+        markdown_ext.expand_apart("{{ test_buggy }}", context(tmp_path))
 
 
 def test_every_directive_has_a_summary_and_no_two_share_a_handler():
