@@ -114,10 +114,6 @@ def render(name: str, args: list[str], context: Any) -> str:
         raise DirectiveError(error.args[0]) from None
 
 
-def usage(name: str) -> str:
-    return REGISTRY[name].usage
-
-
 def directives() -> list[Directive]:
     """Every directive, by name."""
     return sorted(REGISTRY.values(), key=lambda found: found.name)
