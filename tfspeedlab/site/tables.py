@@ -184,7 +184,7 @@ def dispatch_table(results: ResultsFile) -> Markdown:
     """
     ops = dispatch.per_op_layout(results).ops
     found = dispatch.dispatch_rows(results)
-    floor = dispatch.floor_mode(found)
+    floor = min((row for row in found if row.op_by_op), key=lambda row: row.per_op_s)
     body = [[row.mode if row.op_by_op else italic(row.mode), format_time(row.per_op_s),
              format_ratio(row.per_op_s / floor.per_op_s) if row.op_by_op else "(one call, not per op)",
              format_time(row.step_s)] for row in found]
