@@ -197,11 +197,14 @@ def for_runner(committed: Mapping[str, ResultsFile],
     return {example: own.get(example, shared) for example in committed}
 
 
+def _widened(found: ResultsFile, drift: SittingDrift) -> ResultsFile:
+    """``found`` with every case carrying ``drift``, for every interval drawn from it."""
+    return replace(found, cases=tuple(replace(case, drift=drift.widening) for case in found.cases))
+
+
 def attach(committed: Mapping[str, ResultsFile], drifts: Mapping[str, SittingDrift]) -> dict[str, ResultsFile]:
-    """The committed files with each case carrying its example's drift, for every interval drawn from them."""
-    return {example: replace(found, cases=tuple(replace(case, drift=drifts[example].widening)
-                                                for case in found.cases))
-            if example in drifts else found
+    """The committed files with each case carrying its example's drift."""
+    return {example: _widened(found, drifts[example]) if example in drifts else found
             for example, found in committed.items()}
 
 
@@ -213,16 +216,14 @@ def attach_remeasures(committed: Mapping[str, ResultsFile], sittings: Mapping[st
     (no re-measure checked that model). The coverage and drift figures read the sittings unwidened."""
     shared = next((found for found in drifts.values() if not found.own), None)
 
-    def widened(example: str, found: ResultsFile) -> ResultsFile:
+    def as_shown(example: str, found: ResultsFile) -> ResultsFile:
         own = drifts.get(example)
         home = committed.get(example)
         chosen = own if own is not None and home is not None and same_cpu(home.environment, found.environment) \
             else shared or own
-        if chosen is None:
-            return found
-        return replace(found, cases=tuple(replace(case, drift=chosen.widening) for case in found.cases))
+        return found if chosen is None else _widened(found, chosen)
 
-    return {name: {example: widened(example, found) for example, found in sitting.items()}
+    return {name: {example: as_shown(example, found) for example, found in sitting.items()}
             for name, sitting in sittings.items()}
 
 
@@ -233,9 +234,7 @@ def attach_history(history: list, drifts: Mapping[str, SittingDrift]) -> list:
     shared = next((found for found in drifts.values() if not found.own), None)
     if shared is None:
         return history
-    return [replace(item, results={example: replace(found, cases=tuple(replace(case, drift=shared.widening)
-                                                                         for case in found.cases))
-                                   for example, found in item.results.items()})
+    return [replace(item, results={example: _widened(found, shared) for example, found in item.results.items()})
             for item in history]
 
 
