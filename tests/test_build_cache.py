@@ -3,6 +3,7 @@ results file never meets a stale entry."""
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -32,6 +33,11 @@ def a_build(root, results):
     found = intervals.speedup(results, "eager", "graph")
     build_cache.save()
     return found
+
+
+def svg(source) -> str:
+    """A chart's SVG, once drawn: the file the cache drew it to, or the drawing itself (no cache open)."""
+    return source.read_text(encoding="utf-8") if isinstance(source, Path) else source
 
 
 def test_an_interval_is_kept_for_the_next_build_and_gives_the_same_figure(fresh_cache, tmp_path):
@@ -76,9 +82,9 @@ def test_charts_are_drawn_once_per_results_and_theme(fresh_cache, tmp_path):
 
     results = synthetic_results()
     build_cache.open_cache(tmp_path)
-    chart = build_cache.svg(build_cache.chart(draw, results, "light"))
+    chart = svg(build_cache.chart(draw, results, "light"))
     assert chart == bar_charts.time_per_call_svg(results, "light")
-    assert build_cache.svg(build_cache.chart(draw, results, "light")) == chart
+    assert svg(build_cache.chart(draw, results, "light")) == chart
     build_cache.chart(draw, replace(results, title="Another title"), "light")  # other results: drawn again
     build_cache.save()
     assert drawn == [("demo", "light"), ("demo", "light")]
@@ -147,14 +153,14 @@ PLANTED = {
 def test_a_chart_planted_in_the_cache_is_drawn_again_not_published(fresh_cache, tmp_path, plant):
     results = synthetic_results()
     build_cache.open_cache(tmp_path)
-    drawn = build_cache.svg(build_cache.chart(bar_charts.time_per_call_svg, results, "light"))
+    drawn = svg(build_cache.chart(bar_charts.time_per_call_svg, results, "light"))
     build_cache.save()
     [kept] = (fresh_cache / build_cache.CHARTS_DIR).glob("*.svg")
     planted = PLANTED[plant](drawn)
     assert planted != drawn and chart_check.problem(planted) is not None
     kept.write_text(planted, encoding="utf-8")
     build_cache.open_cache(tmp_path)
-    assert build_cache.svg(build_cache.chart(bar_charts.time_per_call_svg, results, "light")) == drawn  # drawn again
+    assert svg(build_cache.chart(bar_charts.time_per_call_svg, results, "light")) == drawn  # drawn again
     build_cache.save()
     assert kept.read_text(encoding="utf-8") == drawn  # and kept clean for the next build
 
@@ -162,7 +168,7 @@ def test_a_chart_planted_in_the_cache_is_drawn_again_not_published(fresh_cache, 
 def test_a_kept_chart_that_is_a_drawing_is_published_without_drawing_it_again(fresh_cache, tmp_path):
     results = synthetic_results()
     build_cache.open_cache(tmp_path)
-    drawn = build_cache.svg(build_cache.chart(bar_charts.time_per_call_svg, results, "light"))
+    drawn = svg(build_cache.chart(bar_charts.time_per_call_svg, results, "light"))
     build_cache.save()
     build_cache.open_cache(tmp_path)
-    assert build_cache.svg(build_cache.chart(lambda *_: pytest.fail("drawn again"), results, "light")) == drawn
+    assert svg(build_cache.chart(lambda *_: pytest.fail("drawn again"), results, "light")) == drawn

@@ -60,13 +60,9 @@ class BuildCache:
     chart_builds: dict[str, int] = {}
 
 
-def cache_folder(root: Path) -> Path:
-    return Path(os.environ.get(CACHE_VARIABLE) or Path(root) / CACHE_DIR)
-
-
 def open_cache(root: Path) -> None:
     """Use ``$TFSPEEDLAB_CACHE`` or ``root/.cache/tfspeedlab/`` for this build: load what earlier builds kept."""
-    BuildCache.folder = cache_folder(root)
+    BuildCache.folder = Path(os.environ.get(CACHE_VARIABLE) or Path(root) / CACHE_DIR)
     stored = _read_index(BuildCache.folder / INDEX_FILE)
     BuildCache.build = stored.get("build", 0) + 1
     kept_intervals = stored.get("intervals", {})
@@ -122,11 +118,6 @@ def chart(draw: Callable[[ResultsFile, str], str], results: ResultsFile, theme: 
 def trend_chart(draw: Callable[..., str], *args: Any) -> ChartSource:
     """``draw(*args)`` for a release-history chart, or the SVG an earlier build drew from the same data."""
     return _cached_svg(_key("trend", *args), draw, args)
-
-
-def svg(source: ChartSource) -> str:
-    """The SVG of a chart, once drawn (``chart_drawing.finish`` has returned)."""
-    return source.read_text(encoding="utf-8") if isinstance(source, Path) else source
 
 
 def save() -> None:
