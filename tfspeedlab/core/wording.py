@@ -192,18 +192,13 @@ def change_cell(found: Ratio) -> str:
     return NO_VERDICT_CELL if found.one_process else format_change(found)
 
 
-def change_verdict(found: Ratio) -> Verdict:
-    """The verdict of a time against a reference time (time ÷ reference)."""
-    return _judge(1 / found.high, 1 / found.low)
-
-
 def time_ratio_word(found: Ratio) -> str:
     """A time against a reference time in the fewest words, for a chart's label beside a bar:
     ``2.91× faster``, ``1.50× slower``, ``the same within 3%`` or ``inconclusive here``, from the
     same interval as the table's cell; ``ONE_PROCESS`` from a single process."""
     if found.one_process:
         return ONE_PROCESS
-    word = change_verdict(found)
+    word = _judge(1 / found.high, 1 / found.low)  # time ÷ reference, as a speed-up
     if word is Verdict.FASTER:
         return f"{format_ratio(1 / found.value)}{_NBSP}{word}"
     if word is Verdict.SLOWER:
