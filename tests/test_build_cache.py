@@ -3,7 +3,6 @@ results file never meets a stale entry."""
 
 import json
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -12,7 +11,6 @@ from tfspeedlab.core import wording
 from tfspeedlab.core.measure.measurement import Measurement
 from tfspeedlab.core.results import provenance
 from tfspeedlab.core.stats import intervals
-from tfspeedlab.core.units import format_time
 from tfspeedlab.site import bar_charts, build_cache, chart_check
 
 
@@ -34,11 +32,6 @@ def a_build(root, results):
     found = intervals.speedup(results, "eager", "graph")
     build_cache.save()
     return found
-
-
-def svg(source) -> str:
-    """A chart's SVG, once drawn: the file the cache drew it to, or the drawing itself (no cache open)."""
-    return source.read_text(encoding="utf-8") if isinstance(source, Path) else source
 
 
 def test_an_interval_is_kept_for_the_next_build_and_gives_the_same_figure(fresh_cache, tmp_path):
@@ -83,9 +76,9 @@ def test_charts_are_drawn_once_per_results_and_theme(fresh_cache, tmp_path):
 
     results = synthetic_results()
     build_cache.open_cache(tmp_path)
-    chart = svg(build_cache.chart(draw, results, "light"))
+    chart = build_cache.svg(build_cache.chart(draw, results, "light"))
     assert chart == bar_charts.time_per_call_svg(results, "light")
-    assert svg(build_cache.chart(draw, results, "light")) == chart
+    assert build_cache.svg(build_cache.chart(draw, results, "light")) == chart
     build_cache.chart(draw, replace(results, title="Another title"), "light")  # other results: drawn again
     build_cache.save()
     assert drawn == [("demo", "light"), ("demo", "light")]
@@ -111,6 +104,7 @@ def test_a_changed_results_file_reaches_the_page_at_the_next_build(tmp_path, mon
     import markdown as python_markdown
 
     from tfspeedlab.core.results.store import write_results
+    from tfspeedlab.core.units import format_time
     from tfspeedlab.site import site_data
 
     for runner in ("cpu", "gpu"):
@@ -155,14 +149,14 @@ PLANTED = {
 def test_a_chart_planted_in_the_cache_is_drawn_again_not_published(fresh_cache, tmp_path, plant):
     results = synthetic_results()
     build_cache.open_cache(tmp_path)
-    drawn = svg(build_cache.chart(bar_charts.time_per_call_svg, results, "light"))
+    drawn = build_cache.svg(build_cache.chart(bar_charts.time_per_call_svg, results, "light"))
     build_cache.save()
     [kept] = (fresh_cache / build_cache.CHARTS_DIR).glob("*.svg")
     planted = PLANTED[plant](drawn)
     assert planted != drawn and chart_check.problem(planted) is not None
     kept.write_text(planted, encoding="utf-8")
     build_cache.open_cache(tmp_path)
-    assert svg(build_cache.chart(bar_charts.time_per_call_svg, results, "light")) == drawn  # drawn again
+    assert build_cache.svg(build_cache.chart(bar_charts.time_per_call_svg, results, "light")) == drawn  # drawn again
     build_cache.save()
     assert kept.read_text(encoding="utf-8") == drawn  # and kept clean for the next build
 
@@ -170,7 +164,7 @@ def test_a_chart_planted_in_the_cache_is_drawn_again_not_published(fresh_cache, 
 def test_a_kept_chart_that_is_a_drawing_is_published_without_drawing_it_again(fresh_cache, tmp_path):
     results = synthetic_results()
     build_cache.open_cache(tmp_path)
-    drawn = svg(build_cache.chart(bar_charts.time_per_call_svg, results, "light"))
+    drawn = build_cache.svg(build_cache.chart(bar_charts.time_per_call_svg, results, "light"))
     build_cache.save()
     build_cache.open_cache(tmp_path)
-    assert svg(build_cache.chart(lambda *_: pytest.fail("drawn again"), results, "light")) == drawn
+    assert build_cache.svg(build_cache.chart(lambda *_: pytest.fail("drawn again"), results, "light")) == drawn

@@ -105,6 +105,7 @@ def allocator_table(results: ResultsFile) -> Markdown:
     return Markdown(f"{shown}\n\nNot measured here:\n\n{missing}")
 
 
+
 # ------------------------------------------------------------ start-up
 
 

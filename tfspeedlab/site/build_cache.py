@@ -120,6 +120,11 @@ def trend_chart(draw: Callable[..., str], *args: Any) -> ChartSource:
     return _cached_svg(_key("trend", *args), draw, args)
 
 
+def svg(source: ChartSource) -> str:
+    """The SVG of a chart, once drawn (``chart_drawing.finish`` has returned)."""
+    return source.read_text(encoding="utf-8") if isinstance(source, Path) else source
+
+
 def save() -> None:
     """Keep what this build and the last ``KEEP_BUILDS`` used for the next one; drop the rest. The build
     is over: until the next ``open_cache``, charts are drawn afresh and nothing is kept."""
