@@ -14,7 +14,7 @@ from tfspeedlab.core.results.store import load_results
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.stats.summary import text_columns
 from tfspeedlab.core.units import format_ratio
-from tfspeedlab.core.wording import format_interval
+from tfspeedlab.core.wording import span
 
 # The acceptance bar: two back-to-back runs agree on every speed-up within this.
 AGREEMENT = 0.10
@@ -41,8 +41,8 @@ def main(first: Path, second: Path, committed: Path, examples: list[str]) -> int
             shown = kept.get(label)
             inside = "—" if shown is None else " / ".join(
                 "yes" if run.low <= shown.value <= run.high else "NO" for run in (a, b))
-            rows.append((f"{example} · {label}", f"{format_ratio(a.value)} [{format_interval(a)}]",
-                         f"{format_ratio(b.value)} [{format_interval(b)}]", f"{difference:.1%}",
+            rows.append((f"{example} · {label}", f"{format_ratio(a.value)} [{span(a.low, a.high)}]",
+                         f"{format_ratio(b.value)} [{span(b.low, b.high)}]", f"{difference:.1%}",
                          "—" if shown is None else format_ratio(shown.value), inside))
     print(text_columns(rows))
     verdict = "within" if worst <= AGREEMENT else "NOT within"

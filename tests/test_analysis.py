@@ -45,21 +45,20 @@ def test_break_even_is_where_the_fitted_lines_cross():
     assert quantities.derived(results, "graph_call_cost").startswith(f"200{UNIT_SPACE}µs [")
 
 
-def test_gain_fades_where_the_graph_stops_helping():
+def test_the_gap_closes_where_the_graph_stops_helping():
     results = sweep_results(
-        {"eager": {8: 10.0, 64: 2.0, 512: 1.05, 2048: 1.02}, "graph": {8: 5.0, 64: 1.0, 512: 1.0, 2048: 1.0}},
+        {"eager": {8: 10.0, 64: 2.0, 512: 1.05, 2048: 1.02}, "graph": {8: 5.0, 64: 1.0, 512: 1.0, 2048: 1.0},
+         "xla": {8: 2.5, 64: 0.8, 512: 0.9, 2048: 0.95}},
         name="matmul", parameter="size",
     )
-    assert sweeps.gain_fades_at(results) == 512
     assert sweeps.difference_fades_at(results) == 512
-    assert quantities.derived(results, "best_graph_gain") == "2.00×\xa0faster at size 8"
+    assert quantities.derived(results, "best_xla_vs_graph") == "2.00×\xa0faster at size 8"
 
 
-def test_gain_never_reached_reports_the_first_point():
+def test_a_graph_never_faster_is_faster_nowhere_in_the_sweep():
     results = sweep_results({"eager": {8: 1.0, 64: 2.0}, "graph": {8: 5.0, 64: 2.1}}, name="matmul", parameter="size")
-    assert sweeps.gain_fades_at(results) == 8
     assert sweeps.first_x_where_faster(results, "graph", "eager") is None
-    assert quantities.derived(results, "graph_faster_from") == "nowhere in the sweep"
+    assert quantities.derived(results, "measured_break_even") == "nowhere in the sweep"
 
 
 def test_tracing_payback():

@@ -24,7 +24,7 @@ from tfspeedlab.diagnosis.saved import DiagnosisFileError, load_samples
 from tfspeedlab.diagnosis.targets import error_line
 from tfspeedlab.harness.cases import unavailable_reason
 from tfspeedlab.site import directives, site_data
-from tfspeedlab.site.markdown_ext import DirectiveBuildError, expand
+from tfspeedlab.site.markdown_ext import DirectiveBuildError, expand_apart
 
 COMMITTED = REPO / "results" / "cpu"
 # What a carriage return smuggled past a code span once published as a live element.
@@ -123,7 +123,7 @@ def test_a_hand_edited_failure_record_stops_the_page_in_one_line_naming_file_and
     context = directives.Context(results={"cpu": {"demo": results}, "gpu": {}}, results_root=tmp_path,
                                  page_uri="x.md")
     with pytest.raises(DirectiveBuildError) as raised:
-        expand("{{ results demo }}", context)
+        expand_apart("{{ results demo }}", context)
     message = str(raised.value)
     assert message.splitlines() == [message] and "demo.failed.json" in message and "'error'" in message
 

@@ -254,7 +254,7 @@ def test_results_for_an_example_that_does_not_exist_stop_the_build(tmp_path):
 def test_directives_naming_no_example_or_a_misspelt_option_are_errors(tmp_path):
     context = directives.Context(results={"cpu": {}, "gpu": {}}, results_root=tmp_path, page_uri="x.md",
                                  known_examples=frozenset({"small_ops"}))
-    for name, args in (("results", ["no_such"]), ("traces", ["nosuch"]), ("median", ["no_such", "eager"])):
+    for name, args in (("results", ["no_such"]), ("traces", ["nosuch"]), ("time", ["no_such", "eager"])):
         with pytest.raises(DirectiveError, match="no example 'no_?such'"):
             directives.render(name, args, context)
     assert "Not yet measured" in directives.render("results", ["small_ops"], context)  # real, unmeasured: fine

@@ -18,12 +18,12 @@ from conftest import run_cli, synthetic_results
 from tfspeedlab.cli import main
 from tfspeedlab.core.measure import timer
 from tfspeedlab.core.measure.measurement import Measurement
-from tfspeedlab.core.results.schema import CaseResult
+from tfspeedlab.core.results.schema import CaseResult, from_dict
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.stats.cost_model import break_even
 from tfspeedlab.core.stats.materiality import MATERIAL_SPEEDUP, agrees
 from tfspeedlab.diagnosis import function as diagnose_module, threads as diagnose_threads
-from tfspeedlab.diagnosis.codec import from_json, to_json
+from tfspeedlab.diagnosis.codec import UNSAVED, from_results, to_json
 from tfspeedlab.diagnosis.function import diagnose, probe_retracing
 from tfspeedlab.diagnosis.function_core import Diagnosis, pool
 from tfspeedlab.diagnosis.report import function_report
@@ -121,7 +121,7 @@ def test_ctrl_c_while_timing_keeps_the_blocks_timed_so_far(monkeypatch):
 
 def test_a_diagnosis_round_trips_through_json_and_reads_the_same(without_profiler):
     diagnosis = diagnose(scaled, tf.ones([8, 4]), 0.5, budget_s=ROOMY_BUDGET_S)
-    again = from_json(json.loads(json.dumps(to_json(diagnosis, ENVIRONMENT))))
+    again = from_results(from_dict(json.loads(json.dumps(to_json(diagnosis, ENVIRONMENT))), UNSAVED))
     assert function_report(again).text() == function_report(diagnosis).text()
     assert again.verdict == diagnosis.verdict and "Pass the numbers as tensors" in again.verdict
 
@@ -135,7 +135,7 @@ def test_diagnoses_from_several_processes_pool_into_one_with_every_run(without_p
         second.modes["eager"].measurement.blocks
     assert pooled.budget_s == pytest.approx(2 * ROOMY_BUDGET_S)
     assert "Timed in 2 fresh processes" in function_report(pooled).text()
-    assert from_json(json.loads(json.dumps(to_json(pooled, ENVIRONMENT)))).modes == pooled.modes
+    assert from_results(from_dict(json.loads(json.dumps(to_json(pooled, ENVIRONMENT))), UNSAVED)).modes == pooled.modes
     with pytest.raises(ValueError, match="one target"):
         pool([first, diagnose(scaled, tf.ones([8, 4]), 0.5, budget_s=0.2)])
 
@@ -152,7 +152,7 @@ def test_a_malformed_diagnosis_file_is_a_clear_error(damage):
     data = to_json(diagnose(scaled, tf.ones([8, 4]), 0.5, budget_s=0.2), ENVIRONMENT)
     damage(data)
     with pytest.raises(ValueError):
-        from_json(data)
+        from_results(from_dict(data, UNSAVED))
 
 
 def test_python_numbers_and_new_batch_sizes_are_reported_with_their_fixes():
@@ -506,12 +506,13 @@ def test_memory_over_repeated_calls_is_followed_and_a_growth_is_reported(without
     assert f"Resident memory over {memory.calls} calls of the function as given: grows" in report
     assert ("memory-startup.md", "Does TensorFlow leak memory? How long does it take to start?") in diagnosis.links
     assert "Resident memory grows" in diagnosis.verdict and "memory-startup.md" in diagnosis.verdict
-    again = from_json(json.loads(json.dumps(to_json(diagnosis, ENVIRONMENT))))
+    again = from_results(from_dict(json.loads(json.dumps(to_json(diagnosis, ENVIRONMENT))), UNSAVED))
     assert again.memory == memory and function_report(again).text() == report
     # A report kept before memory was followed still loads, with no memory line.
     data = to_json(diagnosis, ENVIRONMENT)
     data["diagnosis"].pop("memory")
-    assert from_json(data).memory is None and "Resident memory" not in function_report(from_json(data)).text()
+    older = from_results(from_dict(data, UNSAVED))
+    assert older.memory is None and "Resident memory" not in function_report(older).text()
     # Pooled, the memory followed in one process stands for the others (each followed the same calls).
     assert pool([diagnosis, dataclasses.replace(diagnosis, memory=None)]).memory == memory
     KEPT.clear()
@@ -532,4 +533,4 @@ def test_a_malformed_memory_field_is_a_clear_error(without_profiler):
     data = to_json(diagnose(scaled, tf.ones([8, 4]), 0.5, budget_s=ROOMY_BUDGET_S), ENVIRONMENT)
     data["diagnosis"]["memory"]["parts_per_call_bytes"] = ["lots", 1.0]
     with pytest.raises(ValueError, match="memory.parts_per_call_bytes"):
-        from_json(data)
+        from_results(from_dict(data, UNSAVED))

@@ -10,9 +10,10 @@ import json
 import pytest
 
 from conftest import synthetic_results
+from tfspeedlab.core.results.schema import from_dict
 from tfspeedlab.diagnosis import function as diagnose_module
 from tfspeedlab.diagnosis.calibration import measure_machine_costs
-from tfspeedlab.diagnosis.codec import from_json, to_json
+from tfspeedlab.diagnosis.codec import UNSAVED, from_results, to_json
 from tfspeedlab.diagnosis.function_core import CALIBRATION_PART, Calibration, MachineCosts, Placement
 from tfspeedlab.diagnosis.report import function_report
 from tfspeedlab.diagnosis.verdict import placement_reading
@@ -79,7 +80,7 @@ class TestOnThisMachine:
         text = " ".join(function_report(found).text().split())
         assert f"timed on this machine, {timed.cpu}" in text and f"runner, {placement.fitted_on}" in text
         assert "on the guide's" in text and CALIBRATION_PART not in found.skipped
-        again = from_json(json.loads(json.dumps(to_json(found, ENVIRONMENT))))
+        again = from_results(from_dict(json.loads(json.dumps(to_json(found, ENVIRONMENT))), UNSAVED))
         assert again.placement == placement
 
     def test_a_budget_with_no_room_for_them_keeps_the_guides_costs_and_says_so(self, monkeypatch):
@@ -93,4 +94,4 @@ class TestOnThisMachine:
     def test_a_diagnosis_kept_before_these_costs_were_timed_still_loads(self):
         data = json.loads(json.dumps(to_json(self.diagnosis(), ENVIRONMENT)))
         del data["diagnosis"]["placement"]["calibration"]
-        assert from_json(data).placement.calibration is None
+        assert from_results(from_dict(data, UNSAVED)).placement.calibration is None

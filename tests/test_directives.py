@@ -44,12 +44,11 @@ def sweep_results():
                    layout=Sweep("n_ops", baseline="eager"))
 
 
-def test_median_is_the_case_median_formatted(tmp_path):
+def test_time_is_the_case_time_per_call_formatted(tmp_path):
     results = synthetic_results()
-    found = directives.render("median", ["demo", "eager"], context(tmp_path, results))
-    assert found == format_time(results.case("eager").measurement.median_s)
-    assert found != directives.render("median", ["demo", "graph"], context(tmp_path, results))
-    assert found == f"10.5{UNIT_SPACE}ms"  # 10 × the middle of (1.0, 1.05, 1.1) ms
+    found = directives.render("time", ["demo", "eager"], context(tmp_path, results))
+    assert found == format_time(results.case("eager").measurement.per_call_s)
+    assert found != directives.render("time", ["demo", "graph"], context(tmp_path, results))
 
 
 def test_an_unknown_option_names_the_valid_ones(tmp_path):
@@ -57,13 +56,13 @@ def test_an_unknown_option_names_the_valid_ones(tmp_path):
     with pytest.raises(DirectiveError, match=r"unknown option\(s\) runer; valid options: none"):
         directives.render("results", ["demo", "runer=gpu"], ctx)
     with pytest.raises(DirectiveError, match=r"unknown option\(s\) runer; valid options: runner"):
-        directives.render("median", ["demo", "eager", "runer=gpu"], ctx)
+        directives.render("time", ["demo", "eager", "runer=gpu"], ctx)
 
 
 @pytest.mark.parametrize("args", [["demo"], ["demo", "eager", "graph"], []])
 def test_a_wrong_argument_count_names_the_usage(tmp_path, args):
-    with pytest.raises(DirectiveError, match=re.escape("takes {{ median EXAMPLE CASE [runner=cpu|gpu] }}; got")):
-        directives.render("median", args, context(tmp_path, synthetic_results()))
+    with pytest.raises(DirectiveError, match=re.escape("takes {{ time EXAMPLE CASE [runner=cpu|gpu] }}; got")):
+        directives.render("time", args, context(tmp_path, synthetic_results()))
 
 
 def test_results_takes_exactly_one_example(tmp_path):
@@ -72,23 +71,23 @@ def test_results_takes_exactly_one_example(tmp_path):
 
 
 def test_an_unknown_directive_names_the_known_ones(tmp_path):
-    with pytest.raises(DirectiveError, match=r"unknown directive 'medain'; known: .*\bmedian\b"):
+    with pytest.raises(DirectiveError, match=r"unknown directive 'medain'; known: .*\btime\b"):
         directives.render("medain", ["demo", "eager"], context(tmp_path, synthetic_results()))
 
 
 def test_a_runner_without_results_says_which_file_is_missing(tmp_path):
     with pytest.raises(DirectiveError, match=r"no results file .*gpu.demo\.json; run `tfspeedlab run demo --runner gpu`"):
-        directives.render("median", ["demo", "eager", "runner=gpu"], context(tmp_path, synthetic_results()))
-    with pytest.raises(DirectiveError, match=r"runner: must be one of cpu, gpu, got 'tpu'; usage: \{\{ median"):
-        directives.render("median", ["demo", "eager", "runner=tpu"], context(tmp_path, synthetic_results()))
+        directives.render("time", ["demo", "eager", "runner=gpu"], context(tmp_path, synthetic_results()))
+    with pytest.raises(DirectiveError, match=r"runner: must be one of cpu, gpu, got 'tpu'; usage: \{\{ time"):
+        directives.render("time", ["demo", "eager", "runner=tpu"], context(tmp_path, synthetic_results()))
 
 
 def test_an_unknown_case_is_an_error_naming_the_cases(tmp_path):
     full_run = replace(synthetic_results(), quick=False)
     with pytest.raises(DirectiveError, match=r"no case 'xla'.*\['eager', 'graph'\]"):
-        directives.render("median", ["demo", "xla"], context(tmp_path, full_run))
+        directives.render("time", ["demo", "xla"], context(tmp_path, full_run))
     # A quick run may leave a case out: its page still builds, and says so.
-    assert directives.render("median", ["demo", "xla"], context(tmp_path, synthetic_results())) == \
+    assert directives.render("time", ["demo", "xla"], context(tmp_path, synthetic_results())) == \
         "*not measured in this quick run*"
 
 
@@ -369,8 +368,8 @@ def test_every_page_shows_an_example_script_through_the_listing_directive():
 
 
 def test_one_figure_per_claim_a_case_time_stated_two_ways_stops_the_build(tmp_path):
-    """The same (example, case) rendered with two different values — the time per call on one page,
-    the median on another — is two figures for one claim."""
+    """The same (example, case) rendered with two different values (here a page that read other
+    times) is two figures for one claim."""
     results = synthetic_results(samples=(1e-3, 1.5e-3, 1.2e-3, 2.0e-3))
     ledger = ClaimsLedger()
     first = directives.Context(results={"cpu": {"demo": results}, "gpu": {}}, results_root=tmp_path, page_uri="a.md",
@@ -379,9 +378,10 @@ def test_one_figure_per_claim_a_case_time_stated_two_ways_stops_the_build(tmp_pa
                                 page_uri="b.md", ledger=ledger)
     shown = directives.render("time", ["demo", "eager"], first)
     assert directives.render("time", ["demo", "eager"], second) == shown  # the same claim, the same figure
+    other = directives.Context(results={"cpu": {"demo": synthetic_results(samples=(3e-3, 3.5e-3, 4e-3))},
+                                        "gpu": {}}, results_root=tmp_path, page_uri="b.md", ledger=ledger)
     with pytest.raises(DirectiveError, match=r"time per call · cpu · demo · eager reads .* here but .* on a\.md"):
-        directives.render("median", ["demo", "eager"], second)
-
+        directives.render("time", ["demo", "eager"], other)
 
 def test_a_results_table_shows_the_times_its_speedups_divide(tmp_path):
     """Two shown times divide to the shown speed-up, within rounding."""

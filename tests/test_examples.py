@@ -37,7 +37,7 @@ def test_small_ops_measures_every_mode(quick_results):
     results = load_results(quick_results / "cpu" / "small_ops.json")
     assert [case.label for case in results.cases] == ["eager", "graph", "xla"]
     assert results.params["ops_per_call"] == 150
-    assert results.case("graph").measurement.tracing_count == 1
+    assert all(run.tracing_count == 1 for run in results.case("graph").runs)
     assert results.baseline == "eager"
     # Tracing (and for XLA compiling) is paid by the first call only, and costs far more than a call:
     # a first call timed like any other, or a trace leaking into the timed blocks, would fail this.
@@ -248,8 +248,8 @@ def test_sweeps_cover_every_mode_at_every_point(quick_results):
 
 def test_fair_timing_records_how_each_case_completed(quick_results):
     results = load_results(quick_results / "cpu" / "fair_timing.json")
-    assert "none" in results.case("no sync").measurement.completion
-    assert ".numpy()" in results.case("right way").measurement.completion
+    assert "none" in results.case("no sync").runs[0].completion
+    assert ".numpy()" in results.case("right way").runs[0].completion
     single = results.case("one call at a time").measurement
     assert (single.calls_per_block, single.blocks) == (1, 30)
 

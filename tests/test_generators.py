@@ -56,7 +56,7 @@ def _tiny_site(tmp_path, extensions: str):
     (results / "cpu").mkdir()
     shutil.copy(REPO / "results" / "cpu" / "small_ops.json", results / "cpu")
     (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "index.md").write_text("# Page\n\nEager: {{ median small_ops eager }} per call.\n")
+    (tmp_path / "docs" / "index.md").write_text("# Page\n\nEager: {{ time small_ops eager }} per call.\n")
     (tmp_path / "mkdocs.yml").write_text("site_name: tiny\nstrict: true\nplugins:\n  - tfspeedlab\n"
                                          "markdown_extensions:\n" + textwrap.indent(extensions, "  ") + "\n")
     return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
@@ -69,7 +69,7 @@ def test_a_build_that_skips_the_extension_fails_instead_of_publishing_a_bare_dir
     skipped = _tiny_site(tmp_path / "without", "- admonition")
     assert skipped.returncode != 0
     assert "index.md: an unrendered directive in the built page: " \
-           "'Eager: {{ median small_ops eager }} per call.'" in skipped.stderr
+           "'Eager: {{ time small_ops eager }} per call.'" in skipped.stderr
     rendered = _tiny_site(tmp_path / "with", "- admonition\n- tfspeedlab.site.markdown_ext")
     assert rendered.returncode == 0, rendered.stderr[-3000:]
     assert "{{" not in (tmp_path / "with" / "site" / "index.html").read_text()

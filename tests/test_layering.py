@@ -206,7 +206,7 @@ def test_the_layer_rules():
     assert forbidden("tfspeedlab.core.results.schema", "tfspeedlab.core.stats.sweeps")
     assert forbidden("tfspeedlab.core.wording", "tfspeedlab.render.markdown")
     assert forbidden("tfspeedlab.render.context", "tfspeedlab.diagnosis.saved")
-    assert forbidden("tfspeedlab.harness.report", "tfspeedlab.site.tables")
+    assert forbidden("tfspeedlab.harness.standalone", "tfspeedlab.site.tables")
     assert forbidden("tfspeedlab.history.directives", "tfspeedlab.memory.tables")
     assert forbidden("tfspeedlab.history.directives", "tfspeedlab.render.context") is None
     assert forbidden("tfspeedlab.diagnosis.command", "tfspeedlab.harness.launch") is None

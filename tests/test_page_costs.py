@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tfspeedlab.core import wording
+from tfspeedlab.core.results.cpu import cpu_name
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.stats.intervals import Estimate, Ratio
 from tfspeedlab.core.units import format_time
@@ -121,7 +122,7 @@ def test_the_first_call_range_is_the_fastest_and_slowest_process(committed):
 
 def test_the_xla_caption_names_every_cpu_model_behind_the_table(committed):
     caption = render(committed, "xla_cpus")
-    names = {per_cpu.cpu_name(found.environment) for found in committed.results["cpu"].values()
+    names = {cpu_name(found.environment) for found in committed.results["cpu"].values()
              if xla.xla_pairs(found)}
     assert all(name in caption for name in names)
 
@@ -162,7 +163,7 @@ def test_the_span_words_each_group_of_models_in_its_own_verdict(committed):
 
 
 def test_the_cpu_name_is_the_per_cpu_tables(committed):
-    assert render(committed, "cpu_name", "op_chain") == per_cpu.cpu_name(committed.results["cpu"]["op_chain"].environment)
+    assert render(committed, "cpu_name", "op_chain") == cpu_name(committed.results["cpu"]["op_chain"].environment)
 
 
 def test_the_fixed_call_cost_is_its_row_of_the_call_costs_table(committed):

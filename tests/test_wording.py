@@ -77,7 +77,7 @@ def test_a_time_against_a_reference_reads_in_the_same_four_verdicts_turned():
     assert wording.format_change(Ratio(1.5, 1.4, 1.6)) == "1.50×\u00a0slower [1.40–1.60×]"
     assert wording.format_change(Ratio(1.0, 0.98, 1.04)) == "the same within 4%"
     assert wording.format_change(Ratio(1.05, 0.8, 1.3)) == "inconclusive here (1.30×\u00a0slower to 1.25×\u00a0faster)"
-    assert wording.change_verdict(Ratio(1.5, 1.4, 1.6)) is wording.Verdict.SLOWER
+    assert wording.time_ratio_word(Ratio(1.5, 1.4, 1.6)) == "1.50×\u00a0slower"
 
 
 def test_no_ratio_below_one_is_ever_written():

@@ -11,26 +11,6 @@ from tfspeedlab.diagnosis.function import diagnose
 from tfspeedlab.diagnosis.function_core import Diagnosis
 from tfspeedlab.harness.standalone import main
 
-__all__ = [
-    "IQR_WARN_THRESHOLD",
-    "Case",
-    "CaseUnavailable",
-    "Cases",
-    "Diagnosis",
-    "Grid",
-    "OpLayers",
-    "PeakMemory",
-    "PerOp",
-    "Sweep",
-    "Measurement",
-    "Prepared",
-    "RetracingError",
-    "SkipExample",
-    "Workload",
-    "artifact_path",
-    "bench",
-    "diagnose",
-    "format_time",
-    "main",
-    "select_unit",
-]
+__all__ = ["IQR_WARN_THRESHOLD", "Case", "CaseUnavailable", "Cases", "Diagnosis", "Grid", "OpLayers", "PeakMemory",
+           "PerOp", "Sweep", "Measurement", "Prepared", "RetracingError", "SkipExample", "Workload", "artifact_path",
+           "bench", "diagnose", "format_time", "main", "select_unit"]

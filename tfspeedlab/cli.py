@@ -96,24 +96,14 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command")
 
     run = commands.add_parser("run", help="run examples and write results/<runner>/<example>.json")
-    run.add_argument("names", nargs="*", metavar="NAME", help="examples to run (default: all)")
-    run.add_argument("--quick", action="store_true", help="shrunken workloads and budgets, as in CI")
+    _example_options(run, "all", "<runner>/<example>.json",
+                     "e.g. batch=1): for re-measuring part of an example, so it needs --out (a narrowed file is no "
+                     "page's results)")
     run.add_argument("--runner", choices=RUNNER_CHOICES, default="auto",
                      help="results folder to write: cpu hides any GPU; gpu refuses to run without one")
-    run.add_argument("--processes", type=_processes, metavar="N",
-                     help="fresh processes (runs) per case, where the example does not set its own "
-                          "(default: 3 for a full run, 1 with --quick)")
-    run.add_argument("--out", type=Path, default=Path("results"),
-                     help="results root; files go to OUT/<runner>/<example>.json (default: results)")
-    run.add_argument("--timeout", type=_positive, metavar="SECONDS",
-                     help="stop an example that runs longer and record it as failed "
-                          f"(default: {supervisor.TIMEOUT_FULL_S} s, {supervisor.TIMEOUT_QUICK_S} s with --quick)")
     run.add_argument("--cold-start", action="store_true",
                      help="start every process from a fresh interpreter in a quick run too (a full run always "
                           "does; a quick one forks them from a process that has imported TensorFlow once)")
-    run.add_argument("--only", action="append", default=[], metavar="PARAM=VALUE", type=_only,
-                     help="time only the cases whose parameter PARAM reads VALUE (repeatable; e.g. batch=1): for "
-                          "re-measuring part of an example, so it needs --out (a narrowed file is no page's results)")
     run.add_argument("--jobs", type=_positive, metavar="N",
                      help="a quick run's examples run N at a time (default: one per core, at most two); "
                           "a full run, or a quick one with --cold-start, runs one at a time")
@@ -123,16 +113,13 @@ def _parser() -> argparse.ArgumentParser:
     history = commands.add_parser(
         "history", help="run examples on several TensorFlow releases, each in an environment of its own "
                         "(built with uv, kept between runs); results/<runner>/history/tf-<release>/")
-    history.add_argument("names", nargs="*", metavar="NAME",
-                         help=f"examples to run (default: {' '.join(HISTORY_EXAMPLES)})")
+    _example_options(history, " ".join(HISTORY_EXAMPLES), "<runner>/history/tf-<release>/",
+                     "e.g. in_history=True): on every release, an example's part meant for the history")
     history.add_argument("--tf", metavar="RELEASES",
                          help="minor releases, comma-separated, e.g. 2.15,2.21 (default: 2.12 to 2.21); "
                               "each at its newest patch")
-    history.add_argument("--quick", action="store_true", help="shrunken workloads and budgets, as in CI")
     history.add_argument("--runner", choices=("cpu", "gpu"), default="cpu",
                          help="cpu installs tensorflow-cpu and hides any GPU; gpu installs tensorflow[and-cuda]")
-    history.add_argument("--out", type=Path, default=Path("results"),
-                         help="results root; files go to OUT/<runner>/history/tf-<release>/ (default: results)")
     history.add_argument("--envs", type=Path, default=None, metavar="DIR",
                          help=f"where the environments are kept (default: ${environments.ENVS_VARIABLE} "
                               "or ~/.cache/tfspeedlab/envs)")
@@ -140,11 +127,6 @@ def _parser() -> argparse.ArgumentParser:
                          help="measure every release N times, the order reversed each pass, and pool each "
                               "release's processes: a slow stretch of the machine then falls on several "
                               "releases' intervals instead of shifting one release (default: 1)")
-    history.add_argument("--processes", type=_processes, metavar="N", help="as for run")
-    history.add_argument("--timeout", type=_positive, metavar="SECONDS", help="per example, as for run")
-    history.add_argument("--only", action="append", default=[], metavar="PARAM=VALUE", type=_only,
-                         help="as for run: time on every release only the cases whose parameter PARAM reads VALUE "
-                              "(an example's part meant for the history, e.g. in_history=True)")
     history.set_defaults(handler=_history)
 
     diagnosis = commands.add_parser(
@@ -220,6 +202,23 @@ def _parser() -> argparse.ArgumentParser:
                               "process gives no verdict, so it fails nothing")
     compare.set_defaults(handler=_compare)
     return parser
+
+
+def _example_options(command: argparse.ArgumentParser, default: str, out: str, only: str) -> None:
+    """The options ``run`` and ``history`` share: which examples, how quick, where the files go, how many
+    processes, how long an example may take, which cases (``only`` ends the help of --only)."""
+    command.add_argument("names", nargs="*", metavar="NAME", help=f"examples to run (default: {default})")
+    command.add_argument("--quick", action="store_true", help="shrunken workloads and budgets, as in CI")
+    command.add_argument("--out", type=Path, default=Path("results"),
+                         help=f"results root; files go to OUT/{out} (default: results)")
+    command.add_argument("--processes", type=_processes, metavar="N",
+                         help="fresh processes (runs) per case, where the example does not set its own "
+                              "(default: 3 for a full run, 1 with --quick)")
+    command.add_argument("--timeout", type=_positive, metavar="SECONDS",
+                         help="stop an example that runs longer and record it as failed "
+                              f"(default: {supervisor.TIMEOUT_FULL_S} s, {supervisor.TIMEOUT_QUICK_S} s with --quick)")
+    command.add_argument("--only", action="append", default=[], metavar="PARAM=VALUE", type=_only,
+                         help=f"time only the cases whose parameter PARAM reads VALUE (repeatable; {only}")
 
 
 def _only(text: str) -> str:

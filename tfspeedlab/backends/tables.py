@@ -8,7 +8,6 @@ import math
 
 from tfspeedlab.backends import grid
 from tfspeedlab.core.results.schema import MissingCaseError, ResultsFile
-from tfspeedlab.core.stats.grid import Pivot
 from tfspeedlab.core.units import format_bytes, format_time
 from tfspeedlab.core.wording import signed_bytes, speedup_cell
 from tfspeedlab.render.markdown import LEFT, RIGHT, Markdown, table, text
@@ -45,7 +44,7 @@ def payback_table(results: ResultsFile, call: str = grid.TRAINING_CALL) -> Markd
     first call, and the steps after which it has paid for itself."""
     body = []
     for model, pivot in grid.model_pivots(results).items():
-        for backend in _backends(pivot):
+        for backend in dict.fromkeys(grid.row_of(row).backend for row in pivot.row_values):
             found = grid.payback(pivot, backend, call)
             if found is None:
                 continue
@@ -69,12 +68,8 @@ def short_runs_table(results: ResultsFile, model: str, call: str = grid.TRAINING
         if case is not None:
             body.append([text(row), *(format_time(grid.short_run_s(case, steps)) for steps in grid.SHORT_RUNS)])
     # A run of one step is its first call: that column is the first call's, and says so.
-    return table(["Backend", *(_steps_header(steps) for steps in grid.SHORT_RUNS)],
-                 body, [LEFT, *[RIGHT] * len(grid.SHORT_RUNS)])
-
-
-def _steps_header(steps: int) -> str:
-    return "1 step: the first call" if steps == 1 else f"{steps:,} steps"
+    headers = ["1 step: the first call" if steps == 1 else f"{steps:,} steps" for steps in grid.SHORT_RUNS]
+    return table(["Backend", *headers], body, [LEFT, *[RIGHT] * len(grid.SHORT_RUNS)])
 
 
 def checks_table(results: ResultsFile) -> Markdown:
@@ -117,10 +112,6 @@ def skipped_note(results: ResultsFile) -> Markdown:
         return Markdown("")
     items = "; ".join(f"{text(backend)}: {text(reason)}" for backend, reason in skipped.items())
     return Markdown(f"Not measured in this run: {items}.")
-
-
-def _backends(pivot: Pivot) -> list[str]:
-    return list(dict.fromkeys(grid.row_of(row).backend for row in pivot.row_values))
 
 
 def _signed_time(seconds: float) -> str:

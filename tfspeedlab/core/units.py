@@ -6,12 +6,7 @@ import math
 
 # (unit name, seconds per unit), smallest first. A time is shown in the largest
 # unit in which it is at least 1, so 0.00042 s reads "420 µs", never "0.42 ms".
-_UNITS: tuple[tuple[str, float], ...] = (
-    ("ns", 1e-9),
-    ("µs", 1e-6),
-    ("ms", 1e-3),
-    ("s", 1.0),
-)
+_UNITS: tuple[tuple[str, float], ...] = (("ns", 1e-9), ("µs", 1e-6), ("ms", 1e-3), ("s", 1.0))
 
 # Between a number and its unit: a non-breaking space, so that a narrow table
 # column or a phone's line never leaves "5593" on one line and "µs" on the next.

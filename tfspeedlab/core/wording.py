@@ -148,11 +148,6 @@ def span(low: float, high: float) -> str:
     return f"{format_factor(low)}–{format_ratio(high)}"
 
 
-def format_interval(found: Ratio) -> str:
-    """``9.8–10.4×``: the interval of a ratio as it stands (for a ratio at least 1 at both ends)."""
-    return span(found.low, found.high)
-
-
 def _worded(value: float, low: float, high: float) -> str:
     """A speed-up (above 1: faster) in one of the four verdicts, always as a factor of at least 1."""
     found = _judge(low, high)
@@ -197,18 +192,13 @@ def change_cell(found: Ratio) -> str:
     return NO_VERDICT_CELL if found.one_process else format_change(found)
 
 
-def change_verdict(found: Ratio) -> Verdict:
-    """The verdict of a time against a reference time (time ÷ reference)."""
-    return _judge(1 / found.high, 1 / found.low)
-
-
 def time_ratio_word(found: Ratio) -> str:
     """A time against a reference time in the fewest words, for a chart's label beside a bar:
     ``2.91× faster``, ``1.50× slower``, ``the same within 3%`` or ``inconclusive here``, from the
     same interval as the table's cell; ``ONE_PROCESS`` from a single process."""
     if found.one_process:
         return ONE_PROCESS
-    word = change_verdict(found)
+    word = _judge(1 / found.high, 1 / found.low)  # time ÷ reference, as a speed-up
     if word is Verdict.FASTER:
         return f"{format_ratio(1 / found.value)}{_NBSP}{word}"
     if word is Verdict.SLOWER:

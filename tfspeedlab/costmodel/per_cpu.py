@@ -14,15 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from tfspeedlab.core import wording
-from tfspeedlab.core.results.cpu import cpu_name, same_cpu  # noqa: F401 (cpu_name: see below)
+from tfspeedlab.core.results.cpu import same_cpu
 from tfspeedlab.core.results.schema import NotInResults, ResultsFile
 from tfspeedlab.core.stats import intervals, line_fit, sweeps
 from tfspeedlab.core.units import format_significant, format_time
-
-
-# ``per_cpu.cpu_name`` is ``core.results.cpu.cpu_name``, the one function that names a CPU model, for callers
-# without a build's context; a directive names a CPU with ``Context.cpu_name``, which also names a file
-# that recorded no family as a file of its CPU model that did.
 
 
 # ------------------------------------------------------------ the fixed cost of a call, per CPU model

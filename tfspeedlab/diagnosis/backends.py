@@ -97,5 +97,3 @@ def _probe(path: Path, backend: str, batch: int, budget_s: float, out: Path) -> 
     if not isinstance(found, dict) or not isinstance(found.get("calls"), dict):
         raise TargetError(f"the {backend} backend's process wrote a report without its calls")
     return found
-
-

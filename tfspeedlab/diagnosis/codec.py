@@ -77,12 +77,6 @@ def _block(diagnosis: Diagnosis) -> dict[str, Any]:
     }
 
 
-def from_json(data: Any, path: Path | str = UNSAVED) -> Diagnosis:
-    """A diagnosis from ``to_json``'s output (read from ``path``); otherwise a ``ResultsFileError``
-    (a ``ValueError``) naming ``path`` and the field that is wrong."""
-    return from_results(from_dict(data, path))
-
-
 def from_results(results: ResultsFile) -> Diagnosis:
     """The diagnosis a results file's cases and ``diagnosis`` block hold (ResultsFileError otherwise)."""
     data = results.diagnosis

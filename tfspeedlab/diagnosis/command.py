@@ -252,4 +252,3 @@ def _keep(finished: Finished, options: Any) -> None:
 
 def _progress(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
-

@@ -397,7 +397,6 @@ def _concrete_graph(function: Any, args: tuple) -> Any:
         return None
 
 
-
 def _batched(value: Any) -> bool:
     shape = getattr(value, "shape", None)
     return shape is not None and len(shape) >= 1 and hasattr(value, "dtype")

@@ -83,7 +83,8 @@ def diagnose_model(path: Path, batch: int, budget_s: float = 6.0,
     calls, unavailable = time_group(predict_rungs(model, x, signature), group_s)
     if not calls:
         errors = "\n".join(f"{name}: {error}" for name, error in unavailable.items())
-        raise TargetError(f"{path}: none of the predict calls could run on inputs shaped {_shapes_text(shapes)}; "
+        shaped = " and ".join(_shape_text(shape) for shape in shapes)
+        raise TargetError(f"{path}: none of the predict calls could run on inputs shaped {shaped}; "
                           f"predict raised {unavailable['predict']}", errors)
 
     interrupted = False
@@ -350,7 +351,3 @@ def describe_optimizer(optimizer: Any) -> str:
 
 def _shape_text(shape: tuple) -> str:
     return "(" + ", ".join("None" if size is None else str(size) for size in shape) + ")"
-
-
-def _shapes_text(shapes: tuple[tuple[int, ...], ...]) -> str:
-    return " and ".join(_shape_text(shape) for shape in shapes)

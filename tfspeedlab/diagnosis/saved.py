@@ -69,4 +69,3 @@ def load_samples(results_root: Path, runner: str) -> Samples:
     guide = Path(results_root) / runner / DIAGNOSIS_DIR / GUIDE_DIR
     return Samples({path.stem: load(path, runner) for path in sample_files(results_root, runner)},
                    load_runner(guide, runner) if guide.is_dir() else {})
-

@@ -19,10 +19,6 @@ from tfspeedlab.render.registry import directive
 NO_SITTINGS = "*not measured: these results have no re-measure sittings*"
 
 
-def _share(landed: int, total: int) -> str:
-    return f"{landed} of {total}, {landed / total:.0%}"
-
-
 @directive("coverage_of", "How many of the named headline examples' re-measured speed-ups landed inside the "
                           "committed interval under the guide's method, against its aim: ``14 of 18 inside their "
                           "intervals, 78%, short of the 80% the guide aims for``.")
@@ -51,7 +47,8 @@ def time_coverage(context: Context, *, runner: Runner = "cpu") -> str:
     total = sum(len(landing.remeasured) for landing in found)
     if not total:
         return NO_SITTINGS
-    return _share(sum(landing.inside for landing in found), total)
+    landed = sum(landing.inside for landing in found)
+    return f"{landed} of {total}, {landed / total:.0%}"
 
 
 @directive("drift_floor", "The narrowest \"the same within X%\" a drift-widened interval can read on this machine: "

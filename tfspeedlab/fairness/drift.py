@@ -21,7 +21,6 @@ a machine with no re-measures (a reader's): its intervals describe one sitting, 
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -30,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from tfspeedlab.core.results.cpu import same_cpu
+from tfspeedlab.core.results.pool import as_json
 from tfspeedlab.core.results.schema import CaseResult, FieldReader, ResultsFile
 from tfspeedlab.core.results.timing import PER_CALL
 from tfspeedlab.core.stats import intervals
@@ -126,14 +126,14 @@ def check_remeasure(committed: ResultsFile, again: ResultsFile) -> None:
     wanted = {name: value for name, value in committed.params.items() if name != NARROWING_PARAMETER}
     found = {name: value for name, value in again.params.items() if name != NARROWING_PARAMETER}
     for name in sorted(set(wanted) | set(found)):
-        reader.require(_as_json(found.get(name)) == _as_json(wanted.get(name)), f"params.{name[:40]}",
-                       f"is {_as_json(found.get(name))[:80]}, but {home} has {_as_json(wanted.get(name))[:80]}; "
+        reader.require(as_json(found.get(name)) == as_json(wanted.get(name)), f"params.{name[:40]}",
+                       f"is {as_json(found.get(name))[:80]}, but {home} has {as_json(wanted.get(name))[:80]}; "
                        "a re-measure times the committed workload")
     labels = {case.label: case for case in committed.cases}
     for index, case in enumerate(again.cases):
         if (kept := labels.get(case.label)) is None:
             continue
-        reader.require(_as_json(case.params) == _as_json(kept.params), f"cases[{index}].params",
+        reader.require(as_json(case.params) == as_json(kept.params), f"cases[{index}].params",
                        f"of {case.label[:80]!r} differ from {home}'s; a re-measure times the committed workload")
         counts, wanted_counts = processes_per_sitting(again, case), processes_per_sitting(committed, kept)
         reader.require(counts == wanted_counts, f"cases[{index}].runs",
@@ -152,11 +152,6 @@ def processes_per_sitting(results: ResultsFile, case: CaseResult) -> frozenset[i
 
 def _counts(counts: frozenset[int]) -> str:
     return " or ".join(str(count) for count in sorted(counts))
-
-
-def _as_json(value: Any) -> str:
-    """A parameter as JSON text: what two files must agree on (1, 1.0 and true are three values)."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=True, default=repr)
 
 
 def check_sittings(committed: Mapping[str, ResultsFile], sittings: Mapping[str, Mapping[str, ResultsFile]]) -> None:
@@ -197,11 +192,14 @@ def for_runner(committed: Mapping[str, ResultsFile],
     return {example: own.get(example, shared) for example in committed}
 
 
+def _widened(found: ResultsFile, drift: SittingDrift) -> ResultsFile:
+    """``found`` with every case carrying ``drift``, for every interval drawn from it."""
+    return replace(found, cases=tuple(replace(case, drift=drift.widening) for case in found.cases))
+
+
 def attach(committed: Mapping[str, ResultsFile], drifts: Mapping[str, SittingDrift]) -> dict[str, ResultsFile]:
-    """The committed files with each case carrying its example's drift, for every interval drawn from them."""
-    return {example: replace(found, cases=tuple(replace(case, drift=drifts[example].widening)
-                                                for case in found.cases))
-            if example in drifts else found
+    """The committed files with each case carrying its example's drift."""
+    return {example: _widened(found, drifts[example]) if example in drifts else found
             for example, found in committed.items()}
 
 
@@ -213,16 +211,14 @@ def attach_remeasures(committed: Mapping[str, ResultsFile], sittings: Mapping[st
     (no re-measure checked that model). The coverage and drift figures read the sittings unwidened."""
     shared = next((found for found in drifts.values() if not found.own), None)
 
-    def widened(example: str, found: ResultsFile) -> ResultsFile:
+    def as_shown(example: str, found: ResultsFile) -> ResultsFile:
         own = drifts.get(example)
         home = committed.get(example)
         chosen = own if own is not None and home is not None and same_cpu(home.environment, found.environment) \
             else shared or own
-        if chosen is None:
-            return found
-        return replace(found, cases=tuple(replace(case, drift=chosen.widening) for case in found.cases))
+        return found if chosen is None else _widened(found, chosen)
 
-    return {name: {example: widened(example, found) for example, found in sitting.items()}
+    return {name: {example: as_shown(example, found) for example, found in sitting.items()}
             for name, sitting in sittings.items()}
 
 
@@ -233,9 +229,7 @@ def attach_history(history: list, drifts: Mapping[str, SittingDrift]) -> list:
     shared = next((found for found in drifts.values() if not found.own), None)
     if shared is None:
         return history
-    return [replace(item, results={example: replace(found, cases=tuple(replace(case, drift=shared.widening)
-                                                                         for case in found.cases))
-                                   for example, found in item.results.items()})
+    return [replace(item, results={example: _widened(found, shared) for example, found in item.results.items()})
             for item in history]
 
 

@@ -65,8 +65,8 @@ class CaseChange(_Judged):
     @property
     def gain(self) -> intervals.Ratio:
         """New against old as a speed-up (old ÷ new): above 1, the new run is faster."""
-        return _turned(self.change)
-
+        change = self.change
+        return intervals.Ratio(1 / change.value, 1 / change.high, 1 / change.low, change.processes, change.drift)
 
 
 @dataclass(frozen=True)
@@ -86,12 +86,7 @@ class SpeedupChange(_Judged):
         return ratio_of_independent(self.new, self.old)
 
 
-
 Change = CaseChange | SpeedupChange
-
-
-def _turned(found: intervals.Ratio) -> intervals.Ratio:
-    return intervals.Ratio(1 / found.value, 1 / found.high, 1 / found.low, found.processes, found.drift)
 
 
 def ratio_of_independent(top: intervals.Ratio, bottom: intervals.Ratio) -> intervals.Ratio:

@@ -11,10 +11,10 @@ from tfspeedlab.core.results import artifacts
 from tfspeedlab.core.results.repo import examples_dir
 from tfspeedlab.core.results.store import write_results
 from tfspeedlab.core.spec.workload import SkipExample, Workload
+from tfspeedlab.core.stats.summary import COLUMNS, rows, text_columns
 from tfspeedlab.harness.cases import run_workload
 from tfspeedlab.harness.isolation import measure
 from tfspeedlab.harness.machine import mark_run_start, resolve_runner
-from tfspeedlab.harness.report import text_table
 
 FULL_RUN_CALL = "tfspeedlab.main(workload, quick=False)"
 
@@ -62,7 +62,7 @@ def main(build: Callable[..., Workload], argv: list[str] | None = None, *, quick
                    else run_workload(workload, runner, quick))
         kind = "quick run" if quick else "full run"
         print(f"\n{results.title} — runner: {runner}, TensorFlow {results.environment['tensorflow']}, {kind}\n")
-        print(text_table(results))
+        print(text_columns([COLUMNS, *(row.cells() for row in rows(results))]))
         if options.out:
             print(f"\nwrote {write_results(results, options.out)}")
             if (published := artifacts.publish(staging, options.out, runner, workload.name)) is not None:

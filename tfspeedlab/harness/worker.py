@@ -26,7 +26,6 @@ from tfspeedlab.harness.isolation import default_rounds, measure
 from tfspeedlab.harness.machine import RUNNER_CHOICES, NoGPUError, hide_gpus_for, resolve_runner
 
 
-
 def main(argv: list[str] | None = None) -> int:
     # TensorFlow's, XLA's and XProf's log lines below errors stay out of the run's progress
     # (``tfspeedlab run --verbose`` shows them); the processes this one starts write through it.

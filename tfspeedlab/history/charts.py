@@ -25,7 +25,6 @@ LEGEND_COLUMN_CHARS = 24
 MAX_SERIES = 5
 
 
-
 # How a line of one pass is named: a chart of a history measured in several passes (``history
 # --passes 2``, pooled) draws each apart. "Pass", as the pages and the passes table say.
 SITTING_SEPARATOR = " · pass "

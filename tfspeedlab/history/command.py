@@ -144,7 +144,8 @@ def _run_release(release: Release, options: HistoryOptions, log: Callable[[str],
 
 def _run_child(environment: environments.Environment, options: HistoryOptions, staging: Path,
                estimates: Path | None = None) -> int:
-    command = [str(environment.python), "-m", "tfspeedlab", *_examples_option(options), "run", *options.examples,
+    command = [str(environment.python), "-m", "tfspeedlab",
+               *(["--examples", str(options.examples_dir)] if options.examples_dir else []), "run", *options.examples,
                "--runner", options.runner, "--out", str(staging)]
     if options.quick:
         command.append("--quick")
@@ -165,11 +166,6 @@ def _run_child(environment: environments.Environment, options: HistoryOptions, s
         # Ctrl-C reached the child too (same process group): let it unwind and report.
         child.wait()
         raise
-
-
-def _examples_option(options: HistoryOptions) -> list[str]:
-    return ["--examples", str(options.examples_dir)] if options.examples_dir else []
-
 
 @dataclass(frozen=True)
 class Publication:

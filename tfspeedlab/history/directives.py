@@ -184,8 +184,6 @@ def history_version(context: Context, example: str, release: str,
 
 @directive("history_span", "Which releases were measured: ``10 of 10 releases (2.12 to 2.21)``, and on how many CPU models.")
 def history_span(context: Context, example: str, *, runner: Runner = "cpu") -> str:
-    """Which releases were measured, and on how many CPU models (releases measured on different
-    ones are not compared)."""
     history = _history(context, runner)
     measured = [item.release for item in history if example in item.results]
     if not measured:

@@ -320,4 +320,3 @@ def pass_gap(history: list[ReleaseResults], example: str) -> PassGap | None:
     if not pairs:
         return None
     return PassGap(passes, blocks, cold, apart, pairs)
-

@@ -164,8 +164,9 @@ def sweep_svg(results: ResultsFile, theme_name: str) -> str:
         axes.set_ylabel("time per call (log scale)")
         axes.grid(which="major", color=theme.grid, linewidth=0.6)
         handles, _ = axes.get_legend_handles_labels()
+        band = Patch(facecolor=theme.text, alpha=0.25, linewidth=0)  # the legend's entry for every band
         # Above the plot, where it covers no line or band.
-        axes.legend(handles + [band_handle(theme)], [handle.get_label() for handle in handles] + [BAND_LABEL],
+        axes.legend(handles + [band], [handle.get_label() for handle in handles] + [BAND_LABEL],
                     frameon=False, labelcolor=theme.text, loc="lower left", bbox_to_anchor=(0, 1.02), ncols=2,
                     borderaxespad=0)
         _finish_axes(figure, axes, results, TIME_INTERVAL_NOTE)
@@ -175,11 +176,6 @@ def sweep_svg(results: ResultsFile, theme_name: str) -> str:
 # A line's 95% interval: a band of its colour, this opaque, edged with a dashed line of it.
 BAND_ALPHA = 0.16
 BAND_LABEL = "shaded: each line's 95% interval"
-
-
-def band_handle(theme: Theme):
-    """The legend's entry for every line's interval band."""
-    return Patch(facecolor=theme.text, alpha=0.25, linewidth=0)
 
 
 def compact_number(value: float) -> str:

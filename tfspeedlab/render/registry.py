@@ -50,7 +50,6 @@ class Directive:
     summary: str
     handler: Callable[..., str]
     parameters: tuple[Parameter, ...]
-    aliases: tuple[str, ...] = ()
 
     @property
     def usage(self) -> str:
@@ -90,15 +89,13 @@ class Directive:
 REGISTRY: dict[str, Directive] = {}
 
 
-def directive(name: str, summary: str, *, aliases: tuple[str, ...] = ()) -> Callable[[Handler], Handler]:
-    """Register the decorated handler as ``{{ name … }}`` (and each alias), described by ``summary``."""
+def directive(name: str, summary: str) -> Callable[[Handler], Handler]:
+    """Register the decorated handler as ``{{ name … }}``, described by ``summary``."""
     def register(handler: Handler) -> Handler:
-        found = Directive(name, summary, handler, _parameters(handler), aliases)
-        for key in (name, *aliases):
-            if key in REGISTRY:
-                raise ValueError(f"directive {key!r} registered twice ({REGISTRY[key].handler.__qualname__} "
-                                 f"and {handler.__qualname__})")
-            REGISTRY[key] = found
+        if name in REGISTRY:
+            raise ValueError(f"directive {name!r} registered twice ({REGISTRY[name].handler.__qualname__} "
+                             f"and {handler.__qualname__})")
+        REGISTRY[name] = Directive(name, summary, handler, _parameters(handler))
         return handler
 
     return register
@@ -117,13 +114,9 @@ def render(name: str, args: list[str], context: Any) -> str:
         raise DirectiveError(error.args[0]) from None
 
 
-def usage(name: str) -> str:
-    return REGISTRY[name].usage
-
-
 def directives() -> list[Directive]:
-    """Every directive once (aliases folded in), by name."""
-    return sorted({id(found): found for found in REGISTRY.values()}.values(), key=lambda found: found.name)
+    """Every directive, by name."""
+    return sorted(REGISTRY.values(), key=lambda found: found.name)
 
 
 def package_of(found: Directive) -> str:
@@ -135,11 +128,10 @@ def package_of(found: Directive) -> str:
 
 def catalogue() -> str:
     """The contributors' list of every directive, a section per package that registers directives:
-    each directive's usage, aliases and summary, as Markdown."""
+    each directive's usage and summary, as Markdown."""
     sections: dict[str, list[str]] = {}
     for found in directives():
-        aliases = f" (also `{'`, `'.join(found.aliases)}`)" if found.aliases else ""
-        sections.setdefault(package_of(found), []).append(f"- `{found.usage}`{aliases}: {found.summary}")
+        sections.setdefault(package_of(found), []).append(f"- `{found.usage}`: {found.summary}")
     return "\n\n".join(f"#### `{package}`\n\n" + "\n".join(lines) for package, lines in sorted(sections.items())) + "\n"
 
 

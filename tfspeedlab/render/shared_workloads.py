@@ -221,10 +221,3 @@ def across_cpus(committed: ResultsFile, sittings, slow: str, fast: str,
     the committed file's and each other model's newest re-measure."""
     return [(name_of(found.environment), intervals.ratio(found.case(slow), found.case(fast)))
             for found in [committed, *other_cpus(committed, sittings)]]
-
-
-def pages_named() -> set[str]:
-    """Every page the tables link to (a test checks each shows its example's results)."""
-    timings = [t for shared in SHARED_TIMES for t in shared.timings]
-    timings += [t for shared in SHARED_SPEEDUPS for pair in shared.pairs for t in pair]
-    return {(t.page, t.example) for t in timings}

@@ -155,10 +155,6 @@ def whisker_note(baseline: str | None, one_process: bool) -> str:
     return note
 
 
-def note_lines(note: str) -> list[str]:
-    return textwrap.wrap(note, line_chars(TEXT_PT))
-
-
 # Margins of a bar figure, in inches: beside the panels, and under a panel for its tick labels.
 SIDE_IN = 0.08
 TICKS_IN = 0.32
@@ -188,7 +184,7 @@ def bar_figure(results: ResultsFile, panels: list[Panel], note: str, theme: Them
     heads = [_wrapped(panel.title) for panel in panels]
     feet = [TICKS_IN + len(_wrapped(panel.axis_label)) * LINE_IN for panel in panels]
     bodies = [rows_in(panel.rows) for panel in panels]
-    notes = note_lines(note)
+    notes = _wrapped(note)
     top_in = title_in(results)
     height = (top_in + sum(len(head) * LINE_IN + body + foot + PANEL_GAP_IN
                            for head, body, foot in zip(heads, bodies, feet))

@@ -61,13 +61,9 @@ class BuildCache:
     chart_builds: dict[str, int] = {}
 
 
-def cache_folder(root: Path) -> Path:
-    return Path(os.environ.get(CACHE_VARIABLE) or Path(root) / CACHE_DIR)
-
-
 def open_cache(root: Path) -> None:
     """Use ``$TFSPEEDLAB_CACHE`` or ``root/.cache/tfspeedlab/`` for this build: load what earlier builds kept."""
-    BuildCache.folder = cache_folder(root)
+    BuildCache.folder = Path(os.environ.get(CACHE_VARIABLE) or Path(root) / CACHE_DIR)
     stored = _read_index(BuildCache.folder / INDEX_FILE)
     BuildCache.build = stored.get("build", 0) + 1
     kept_intervals = stored.get("intervals", {})

@@ -104,12 +104,6 @@ class Expansion:
         return filled
 
 
-def expand(text: str, context: Context) -> str:
-    """``text`` with every directive replaced by its Markdown; ``DirectiveBuildError`` for one that
-    cannot be rendered as written."""
-    return expand_apart(text, context).filled()
-
-
 def expand_apart(text: str, context: Context) -> Expansion:
     """Every directive of ``text`` rendered, each kept apart from the page behind a placeholder until
     ``Expansion.filled``; ``DirectiveBuildError`` for one that cannot be rendered as written."""

@@ -21,19 +21,10 @@ def _swept_value(results: ResultsFile, value: float | None) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _best_gain(results: ResultsFile, faster: str, slower: str) -> str:
-    x, gain = max(sweeps.gains(results, faster, slower), key=lambda point: point[1])
-    return f"{speedup_by_value(gain + 1)} at {sweeps.sweep_parameter(results).replace('_', ' ')} {x}"
-
-
-def _worst_gain(results: ResultsFile, faster: str, slower: str) -> str:
-    x, gain = min(sweeps.gains(results, faster, slower), key=lambda point: point[1])
-    return f"{speedup_by_value(gain + 1)} at {sweeps.sweep_parameter(results).replace('_', ' ')} {x}"
-
-
-def _fades(results: ResultsFile) -> str:
-    value = sweeps.gain_fades_at(results)
-    return "beyond the largest size measured" if value is None else _swept_value(results, value)
+def _extreme_gain(results: ResultsFile, faster: str, slower: str, pick: Callable = max) -> str:
+    """The largest (or, with ``min``, the smallest) speed-up along the sweep, and where."""
+    x, found = pick(sweeps.speedups(results, faster, slower), key=lambda point: point[1].value)
+    return f"{speedup_by_value(found.value)} at {sweeps.sweep_parameter(results).replace('_', ' ')} {x}"
 
 
 def _payback(results: ResultsFile) -> str:
@@ -96,18 +87,13 @@ DERIVED: dict[str, Callable[[ResultsFile], str]] = {
     "measured_break_even": lambda r: _swept_value(r, sweeps.first_x_where_faster(r, "graph", "eager")),
     "fit_error": lambda r: f"{max(sweeps.op_costs(r).eager.worst_relative_error, sweeps.op_costs(r).graph.worst_relative_error):.0%}",
     # size sweep
-    "gain_fades_at": lambda r: _fades(r),
     "clear_graph_gains": lambda r: at_values(sweeps.clear_gain_points(r), parameter_noun(r)),
     "eager_clearly_faster_up_to": lambda r: _swept_value(r, max(sweeps.clear_gain_points(r, "eager", "graph"),
                                                                default=None)),
-    "graph_faster_from": lambda r: _swept_value(r, sweeps.first_x_where_faster(r, "graph", "eager")),
-    "gap_closes_at": lambda r: _swept_value(r, sweeps.difference_fades_at(r)),
     "gap_closes_where": lambda r: _from_value_up(r, sweeps.difference_fades_at(r)),
     "unclear_from": lambda r: _from_value_up(r, _unclear_from(r)),
-    "best_graph_gain": lambda r: _best_gain(r, "graph", "eager"),
-    "worst_graph_gain": lambda r: _worst_gain(r, "graph", "eager"),
-    "best_xla_vs_graph": lambda r: _best_gain(r, "xla", "graph"),
-    "worst_xla_vs_graph": lambda r: _worst_gain(r, "xla", "graph"),
+    "best_xla_vs_graph": lambda r: _extreme_gain(r, "xla", "graph"),
+    "worst_xla_vs_graph": lambda r: _extreme_gain(r, "xla", "graph", min),
     # tracing
     "tracing_payback": _payback,
 }

@@ -84,10 +84,6 @@ def _column_heading(layout, column: object) -> str:
     return str(column)
 
 
-def _size_heading(elements: int) -> str:
-    return f"{elements:,} elements" if elements > 1 else "scalar"
-
-
 def op_layers_table(results: ResultsFile) -> Markdown:
     """Time per op of every entry point at every size, then what each layer costs (their differences,
     each with its interval)."""
@@ -106,7 +102,7 @@ def op_layers_table(results: ResultsFile) -> Markdown:
                              "from the graph's time)"))
     layer_rows = [[empty_call, *(format_time(op_layers.per_call_s(results, roles.empty_call, size)) for size in sizes)]]
     layer_rows += [[label, *(time_with_interval(costs[size][key]) for size in sizes)] for key, label in labels.items()]
-    headings = [_size_heading(size) for size in sizes]
+    headings = [f"{size:,} elements" if size > 1 else "scalar" for size in sizes]
     return Markdown("\n".join([
         "**Time per add**", "", table(["Entry point", *headings], entry_rows), "",
         f"**What each layer adds** per add: the difference of the times above, with its 95% interval, "
@@ -188,7 +184,7 @@ def dispatch_table(results: ResultsFile) -> Markdown:
     """
     ops = dispatch.per_op_layout(results).ops
     found = dispatch.dispatch_rows(results)
-    floor = dispatch.floor_mode(found)
+    floor = min((row for row in found if row.op_by_op), key=lambda row: row.per_op_s)
     body = [[row.mode if row.op_by_op else italic(row.mode), format_time(row.per_op_s),
              format_ratio(row.per_op_s / floor.per_op_s) if row.op_by_op else "(one call, not per op)",
              format_time(row.step_s)] for row in found]

@@ -20,8 +20,7 @@ say what those columns hold.
 The class ``tfsl-interval`` keeps an interval on one line (``pages.css``): every interval in prose, and
 a bracket in a table cell (``[9.78–`` and ``12.0×]`` must not part on a phone). A range in a cell
 (``(1.25× slower to 1.10× faster)``) would widen its column past a phone's screen on one line: it
-may break once, after its "to", each side kept whole in a span of that class. Broken at every
-space, it stood on three lines ("(1.38× slower" / "to" / "1.22× faster)").
+may break once, after its "to", each side kept whole in a span of that class, not at every space.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The check that a built page holds no directive left unrendered, whatever built it.
 
 A generator that ignores the Markdown extension (or a plugin that never ran) would publish
-``{{ median small_ops eager }}`` as text, and its build would pass. This reads the built HTML:
+``{{ time small_ops eager }}`` as text, and its build would pass. This reads the built HTML:
 any ``{{`` or ``}}`` outside code (``<code>``, ``<pre>``, ``<script>``, ``<style>``, and the plain
 copy of a notebook cell's source that mkdocs-jupyter keeps for its copy button) — in text or in an
 attribute — fails it. Run over a whole built site::

@@ -183,19 +183,16 @@ def _collect(sources: list[Path], problems: list[str], report: MergeReport) -> l
         if source.is_file():
             runner = _runner_of_folder(source.parent)
             if runner is None:
-                problems.append(
-                    f"{source}: cannot tell which runner it is from: its folder must be named "
-                    f"{_folder_names()}"
-                )
+                problems.append(f"{source}: cannot tell which runner it is from: its folder must be named "
+                                f"{_folder_names()}")
             elif source.name.endswith(FAILURE_SUFFIX):
                 report.ignored.append(source)
             else:
                 found.append((source, runner, ""))
             continue
         # A runner's own folder, or a tree of them (results/, a folder of downloaded artifacts).
-        folders = [source] if _runner_of_folder(source) else [
-            folder for folder in sorted(source.iterdir()) if folder.is_dir() and _runner_of_folder(folder)
-        ]
+        folders = [source] if _runner_of_folder(source) else [folder for folder in sorted(source.iterdir())
+                                                              if folder.is_dir() and _runner_of_folder(folder)]
         files = [(path, _runner_of_folder(folder), "") for folder in folders for path in sorted(folder.glob("*.json"))]
         for folder in folders:
             try:  # a linked history or release folder would merge files from outside the source
@@ -209,10 +206,8 @@ def _collect(sources: list[Path], problems: list[str], report: MergeReport) -> l
             files += [(path, _runner_of_folder(folder), release.name) for release in releases
                       for path in sorted(release.glob("*.json")) if path.name != ENVIRONMENT_RECORD]
         if not files:
-            problems.append(
-                f"{source}: no results files found; expected <runner>/<example>.json in it, "
-                f"with <runner> one of {_folder_names()}"
-            )
+            problems.append(f"{source}: no results files found; expected <runner>/<example>.json in it, "
+                            f"with <runner> one of {_folder_names()}")
         for path, runner, release in files:
             if path.name.endswith(FAILURE_SUFFIX):
                 report.ignored.append(path)

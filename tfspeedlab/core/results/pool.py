@@ -67,19 +67,20 @@ def check_same_workload(first: ResultsFile, second: ResultsFile, where: str) -> 
     """PoolError unless both measured the same workload: the same parameters (a quick run's smaller
     workload, or another size, is another measurement however alike its labels) and the same cases,
     each with the same parameters. Compared as JSON, where 1, 1.0 and true are three values."""
-    if _as_json(first.params) != _as_json(second.params):
-        raise PoolError(f"{where}: their params differ ({_as_json(first.params)[:120]} vs "
-                        f"{_as_json(second.params)[:120]}); pool only sittings of one workload")
+    if as_json(first.params) != as_json(second.params):
+        raise PoolError(f"{where}: their params differ ({as_json(first.params)[:120]} vs "
+                        f"{as_json(second.params)[:120]}); pool only sittings of one workload")
     if [case.label for case in first.cases] != [case.label for case in second.cases]:
         raise PoolError(f"{where}: their cases differ")
     for index, (before, after) in enumerate(zip(first.cases, second.cases)):
-        if _as_json(before.params) != _as_json(after.params):
+        if as_json(before.params) != as_json(after.params):
             raise PoolError(f"{where}: cases[{index}].params of {after.label[:80]!r} differ "
-                            f"({_as_json(before.params)[:120]} vs {_as_json(after.params)[:120]}); "
+                            f"({as_json(before.params)[:120]} vs {as_json(after.params)[:120]}); "
                             "pool only sittings of one workload")
 
 
-def _as_json(value: Any) -> str:
+def as_json(value: Any) -> str:
+    """A parameter as JSON text, as two sittings of one workload must agree on it (1, 1.0 and true differ)."""
     return json.dumps(value, sort_keys=True, ensure_ascii=True, default=repr)
 
 

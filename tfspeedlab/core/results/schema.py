@@ -395,9 +395,7 @@ class FieldReader:
         if isinstance(value, bool) and bool not in types:
             raise ResultsFileError(self.path, prefix + name, f"must be {_names(types)}, found a boolean")
         if not isinstance(value, types):
-            raise ResultsFileError(
-                self.path, prefix + name, f"must be {_names(types)}, found {type(value).__name__}"
-            )
+            raise ResultsFileError(self.path, prefix + name, f"must be {_names(types)}, found {type(value).__name__}")
         return value
 
     def require(self, condition: bool, name: str, problem: str) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tfspeedlab.core.measure.measurement import IQR_WARN_THRESHOLD, Measurement
+from tfspeedlab.core.measure.measurement import Measurement
 
 
 @dataclass(frozen=True)
@@ -152,10 +152,6 @@ class Timing:
         return max(self.relative_iqr, self.process_spread)
 
     @property
-    def noisy(self) -> bool:
-        return self.spread >= IQR_WARN_THRESHOLD
-
-    @property
     def samples_s(self) -> tuple[float, ...]:
         return tuple(sample for run in self.runs for sample in run.samples_s)
 
@@ -166,11 +162,3 @@ class Timing:
     @property
     def calls_per_block(self) -> int:
         return min(run.calls_per_block for run in self.runs)
-
-    @property
-    def completion(self) -> str:
-        return self.runs[0].completion
-
-    @property
-    def tracing_count(self) -> int | None:
-        return self.runs[0].tracing_count

@@ -34,8 +34,3 @@ def dispatch_rows(results: ResultsFile) -> list[DispatchRow]:
             rows.append(DispatchRow(mode, loop.measurement.per_call_s / per_op.ops, step.measurement.per_call_s,
                                     bool(loop.params[per_op.op_by_op])))
     return rows
-
-
-def floor_mode(rows: list[DispatchRow]) -> DispatchRow:
-    """The cheapest op-by-op mode: the floor of what dispatching one op costs."""
-    return min((row for row in rows if row.op_by_op), key=lambda row: row.per_op_s)

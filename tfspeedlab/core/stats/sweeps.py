@@ -159,11 +159,6 @@ def speedups(results: ResultsFile, faster: str, slower: str) -> list[tuple[float
             for (x, fast), (_, slow) in zip(sweep_cases(results, faster), sweep_cases(results, slower))]
 
 
-def gains(results: ResultsFile, faster: str = "graph", slower: str = "eager") -> list[tuple[float, float]]:
-    """(x, speed-up − 1) along the sweep: 0.25 means 25% faster."""
-    return [(x, found.value - 1.0) for x, found in speedups(results, faster, slower)]
-
-
 def clearly_faster(speedup: intervals.Ratio, margin: float = NEGLIGIBLE_GAIN) -> bool:
     """A speed-up of at least ``margin`` over its whole interval.
 
@@ -175,20 +170,6 @@ def clearly_faster(speedup: intervals.Ratio, margin: float = NEGLIGIBLE_GAIN) ->
 def clear_gain_points(results: ResultsFile, faster: str = "graph", slower: str = "eager") -> list[float]:
     """Swept values where ``faster`` clearly (see ``clearly_faster``) beats ``slower``."""
     return [x for x, found in speedups(results, faster, slower) if clearly_faster(found)]
-
-
-def gain_fades_at(results: ResultsFile) -> float | None:
-    """Smallest swept value from which graph mode never clearly gains ``NEGLIGIBLE_GAIN`` over eager.
-
-    The first swept value when it never does; None when it still does at the
-    largest value measured.
-    """
-    points = [x for x, _ in sweep(results, "graph")]
-    winning = clear_gain_points(results)
-    if not winning:
-        return points[0]
-    later = [x for x in points if x > max(winning)]
-    return later[0] if later else None
 
 
 def tracing_payback_calls(results: ResultsFile, traced: str = "graph", eager: str = "eager") -> float:

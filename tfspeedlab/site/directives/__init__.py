@@ -19,12 +19,11 @@ from tfspeedlab.diagnosis import directives as diagnosis_directives  # noqa: F40
 from tfspeedlab.fairness import directives as fairness_directives  # noqa: F401
 from tfspeedlab.history import directives as history_directives  # noqa: F401
 from tfspeedlab.memory import directives as memory_directives  # noqa: F401
-from tfspeedlab.render.context import CHART_DIR, TRACE_URI, Context, chart_uri, trace_files
+from tfspeedlab.render.context import TRACE_URI, Context, chart_uri, trace_files
 from tfspeedlab.render.errors import DirectiveError
-from tfspeedlab.render.registry import REGISTRY, catalogue, render, usage
+from tfspeedlab.render.registry import catalogue, render
 from tfspeedlab.settings import directives as settings_directives  # noqa: F401
 from tfspeedlab.site.directives import blocks, figures, links  # noqa: F401
 from tfspeedlab.xla import directives as xla_directives  # noqa: F401
 
-__all__ = ["CHART_DIR", "TRACE_URI", "Context", "DirectiveError", "REGISTRY", "catalogue", "chart_uri", "render",
-           "trace_files", "usage"]
+__all__ = ["TRACE_URI", "Context", "DirectiveError", "catalogue", "chart_uri", "render", "trace_files"]

@@ -17,7 +17,7 @@ from tfspeedlab.render import shared_workloads
 from tfspeedlab.render.context import Context, Runner
 from tfspeedlab.render.errors import DirectiveError
 from tfspeedlab.render.registry import NOT_IN_QUICK_RUN, directive
-from tfspeedlab.site import quantities, tables
+from tfspeedlab.site import quantities
 
 HostLayer = Literal[HOST_LAYERS]  # type: ignore[valid-type]
 
@@ -28,15 +28,6 @@ HostLayer = Literal[HOST_LAYERS]  # type: ignore[valid-type]
 @directive("time", "One case's time per call: the 10th percentile of all its blocks, the time its speed-ups divide.")
 def time_per_call(context: Context, example: str, case: str, *, runner: Runner = "cpu") -> str:
     figure = format_time(context.lookup(example, runner).case(case).measurement.per_call_s)
-    return context.claim(("time per call", runner, example, case), figure)
-
-
-@directive("median", "One case's median block (the median over processes of each process's median): a typical "
-                     "call, for where a page says so; the time compared is ``time``.")
-def median(context: Context, example: str, case: str, *, runner: Runner = "cpu") -> str:
-    # Claimed as the case's time: a page that states a median where the tables show the time per
-    # call says two figures for one claim, and the build says so.
-    figure = format_time(context.lookup(example, runner).case(case).measurement.median_s)
     return context.claim(("time per call", runner, example, case), figure)
 
 
@@ -214,10 +205,9 @@ def entry_time(context: Context, example: str, entry: str, elements: int = 1, *,
 # ------------------------------------------------------------ fitted lines and the cost model
 
 
-@directive("fitted", "A fitted figure of a predict-ladder row: ``fixed`` cost per call, ``per_sample`` cost, "
-                     "or the ``break_even`` batch size where the two are equal.")
-def fitted(context: Context, example: str, part: str, row: str, figure: Literal["fixed", "per_sample", "break_even"],
-           *, runner: Runner = "cpu") -> str:
+@directive("fitted", "A fitted figure of a predict-ladder row: ``fixed`` cost per call or ``per_sample`` cost.")
+def fitted(context: Context, example: str, part: str, row: str, figure: Literal["fixed", "per_sample"], *,
+           runner: Runner = "cpu") -> str:
     results = context.lookup(example, runner)
     try:
         fit = line_fit.row_fit(results, part, row)
@@ -227,11 +217,7 @@ def fitted(context: Context, example: str, part: str, row: str, figure: Literal[
         if results.quick:  # a part a quick run leaves out (the CNN)
             return NOT_IN_QUICK_RUN
         raise
-    if figure == "fixed":
-        return wording.time_with_interval(fit.fixed_s)
-    if figure == "per_sample":
-        return wording.time_with_interval(fit.per_item_s)
-    return tables.break_even_cell(fit)
+    return wording.time_with_interval(fit.fixed_s if figure == "fixed" else fit.per_item_s)
 
 
 ModelFigure = Literal["fitted_worst", "fitted_median", "held_out_worst", "held_out_median", "split_elements",
