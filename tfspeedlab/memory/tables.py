@@ -100,10 +100,10 @@ def allocator_table(results: ResultsFile) -> Markdown:
     return Markdown(f"{shown}\n\nNot measured here:\n\n{missing}")
 
 
-def _listed(names: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``, each as code."""
+def _listed(names: list[str], last: str = "and") -> str:
+    """``a``, ``a and b``, ``a, b and c``, each as code; ``last`` joins the final two (``nor``)."""
     shown = [code(name) for name in names]
-    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + f" {last} " + shown[-1]
 
 
 def remedies_sentence(results: ResultsFile, call: str, brief: bool = False) -> Markdown:
@@ -124,9 +124,8 @@ def remedies_sentence(results: ResultsFile, call: str, brief: bool = False) -> M
     lead = (f"{_listed(stopped)} stopped {subject}" if stopped
             else f"No malloc setting {'clearly ' if unclear else ''}stopped {subject}")
     if brief and not stopped and not unclear:
-        names = [code(name) for name in grew]
-        return Markdown(f"{names[0]} did not stop it." if len(names) == 1
-                        else f"Neither {', '.join(names[:-1])} nor {names[-1]} stopped it.")
+        return Markdown(f"{_listed(grew)} did not stop it." if len(grew) == 1
+                        else f"Neither {_listed(grew, last='nor')} stopped it.")
     if brief:
         return Markdown(lead + ".")
     if not stopped and not unclear:
