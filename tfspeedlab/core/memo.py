@@ -24,6 +24,10 @@ class Memo(Generic[Key, Value]):
             self._values[key] = compute()
         return self._values[key]
 
+    def __contains__(self, key: object) -> bool:
+        """Whether a value is kept for ``key`` (asking does not count as using it)."""
+        return key in self._values
+
     def load(self, kept: Mapping[Key, Value]) -> None:
         """Take values an earlier build saved; one already computed in this process stays."""
         for key, value in kept.items():

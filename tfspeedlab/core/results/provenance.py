@@ -19,7 +19,7 @@ import functools
 import hashlib
 import importlib.util
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import tfspeedlab.core.measure
 from tfspeedlab.core.memo import Memo
@@ -147,20 +147,32 @@ def _definitions_at(commit: str) -> dict[str, set[str]]:
 _BLOB_DEFINITIONS: dict[str, dict[str, set[str]]] = {}
 
 
-def _read_definitions_at(commit: str) -> dict[str, set[str]]:
+def _python_blobs(commit: str) -> list[tuple[str, str]]:
+    """(path, blob hash) of each ``.py`` file of the package and the examples at ``commit``."""
     listing = _git("ls-tree", "-r", commit, "--", "tfspeedlab", _repo_relative(examples_dir())) or ""
-    blobs = []
+    found = []
     for line in listing.splitlines():  # "<mode> blob <hash>\t<path>"
         kind, _, path = line.partition("\t")
         mode_type_hash = kind.split()
         if path.endswith(".py") and len(mode_type_hash) == 3 and mode_type_hash[1] == "blob":
-            blobs.append(mode_type_hash[2])
-    unread = [blob for blob in dict.fromkeys(blobs) if blob not in _BLOB_DEFINITIONS]
-    for blob, source in git_objects(unread).items():
+            found.append((path, mode_type_hash[2]))
+    return found
+
+
+def _blob_definitions(blob: str, source: str) -> dict[str, set[str]]:
+    if blob not in _BLOB_DEFINITIONS:
         try:
             _BLOB_DEFINITIONS[blob] = definitions(source)
         except SyntaxError:
             _BLOB_DEFINITIONS[blob] = {}
+    return _BLOB_DEFINITIONS[blob]
+
+
+def _read_definitions_at(commit: str) -> dict[str, set[str]]:
+    blobs = [blob for _, blob in _python_blobs(commit)]
+    unread = [blob for blob in dict.fromkeys(blobs) if blob not in _BLOB_DEFINITIONS]
+    for blob, source in git_objects(unread).items():
+        _blob_definitions(blob, source)
     merged: dict[str, set[str]] = {}
     for blob in blobs:
         for name, dumps in _BLOB_DEFINITIONS.get(blob, {}).items():
@@ -186,12 +198,102 @@ def freshness(results: ResultsFile) -> Freshness:
         return Freshness(None, "unknown (no commit recorded)")
     if _git("cat-file", "-e", f"{measured}^{{commit}}") is None:
         return Freshness(None, "unknown (commit not in this clone)")
-    then = _definitions_at(measured)
+    then = _KeptDefinitions(_definitions_at(measured)) if measured in DEFINITIONS_CACHE else _commit_tree(measured)
     for path in measuring_files(results.example):
-        if not path.exists():
-            continue
+        if not path.exists() or then.holds_unchanged(path):
+            continue  # an unchanged file's definitions are the commit's own: each has its twin there
+        near = then.near(path)
         for name, dumps in _current_definitions(path.read_text(encoding="utf-8")).items():
-            if not dumps <= then.get(name, set()):
-                return Freshness(False, "code changed", name, _repo_relative(path), new=name not in then)
+            if dumps <= near.get(name, set()):
+                continue  # the commit holds it where it was (or in the file the module moved from)
+            held = then.named(name)
+            if not dumps <= held:
+                return Freshness(False, "code changed", name, _repo_relative(path), new=not held)
     dirty = " (measured with uncommitted changes)" if results.environment.get("git_dirty") else ""
     return Freshness(True, "yes" + dirty)
+
+
+class _KeptDefinitions:
+    """A commit's definitions as an earlier build kept them (``DEFINITIONS_CACHE``): every one at hand."""
+
+    def __init__(self, found: dict[str, set[str]]) -> None:
+        self.found = found
+
+    def holds_unchanged(self, path: Path) -> bool:
+        return False
+
+    def near(self, path: Path) -> dict[str, set[str]]:
+        return self.found
+
+    def named(self, name: str) -> set[str]:
+        return self.found.get(name, set())
+
+
+class _CommitTree:
+    """A commit's definitions, read only where a question needs them, with ``_read_definitions_at``'s
+    answers (``tests/test_provenance_fast_path.py`` compares the verdicts).
+
+    Parsing every file of each measured commit was most of a cold build's freshness check (2.5 s),
+    while nearly every measuring file is byte for byte the file the commit holds at its path: its
+    definitions are among the commit's, so it is not parsed at all (``holds_unchanged``). A file that
+    changed is compared first with the commit's files at its path or of its name (``near``: a module
+    that moved keeps its name), which hold nearly all its definitions; a definition not there is
+    looked for in every file of the commit whose text holds its name (a definition named N is written
+    with N in its file's source), as the full merge would find it. Each check on a part of the commit
+    that passes passes on the whole; one that fails is asked of the whole: the same verdicts.
+    """
+
+    def __init__(self, commit: str) -> None:
+        self.blob_at: dict[str, str] = {}  # repo-relative path → blob hash, the .py files that count
+        self.blobs_named: dict[str, list[str]] = {}  # file name → blob hashes, wherever the commit holds it
+        for path, blob in _python_blobs(commit):
+            self.blob_at[path] = blob
+            self.blobs_named.setdefault(PurePosixPath(path).name, []).append(blob)
+        self._near: dict[str, dict[str, set[str]]] = {}
+
+    def holds_unchanged(self, path: Path) -> bool:
+        blob = self.blob_at.get(_repo_relative(path))
+        return blob is not None and blob == _blob_hash(path.read_bytes())
+
+    def near(self, path: Path) -> dict[str, set[str]]:
+        """The definitions of the commit's files at ``path`` or of its file name, merged."""
+        relative = _repo_relative(path)
+        if relative not in self._near:
+            blobs = [self.blob_at[relative]] if relative in self.blob_at else []
+            blobs = list(dict.fromkeys(blobs + self.blobs_named.get(path.name, [])))
+            merged: dict[str, set[str]] = {}
+            for blob, source in _blob_texts(blobs).items():
+                for name, dumps in _blob_definitions(blob, source).items():
+                    merged.setdefault(name, set()).update(dumps)
+            self._near[relative] = merged
+        return self._near[relative]
+
+    def named(self, name: str) -> set[str]:
+        """Every definition of ``name`` in the commit: ``_read_definitions_at(commit).get(name, set())``."""
+        # "<module statements>" (or a name spelled otherwise in the source) is looked for in every file.
+        searched = name.isidentifier() and name.isascii()
+        held: set[str] = set()
+        for blob, source in _blob_texts(list(dict.fromkeys(self.blob_at.values()))).items():
+            if not searched or name in source:
+                held |= _blob_definitions(blob, source).get(name, set())
+        return held
+
+
+# One per measured commit: several results files share one.
+_commit_tree = functools.lru_cache(maxsize=64)(_CommitTree)
+
+# Each file version's text, by its blob hash, once read.
+_BLOB_TEXTS: dict[str, str] = {}
+
+
+def _blob_texts(blobs: list[str]) -> dict[str, str]:
+    """The text of each blob (in ``blobs``' order; one git cannot read is left out), read once."""
+    unread = [blob for blob in blobs if blob not in _BLOB_TEXTS]
+    if unread:
+        _BLOB_TEXTS.update(git_objects(unread))
+    return {blob: _BLOB_TEXTS[blob] for blob in blobs if blob in _BLOB_TEXTS}
+
+
+def _blob_hash(content: bytes) -> str:
+    """The hash git gives a file of these bytes (SHA-1 object format): equal hashes, equal files."""
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
