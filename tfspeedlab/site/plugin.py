@@ -20,8 +20,8 @@ from mkdocs.structure.files import File, Files
 
 from tfspeedlab.core.results.schema import RUNNERS
 from tfspeedlab.history import charts as history_charts, directives as history_directives, trends as history_analysis
-from tfspeedlab.site import (build_cache, chart_drawing, markdown_ext, notebook_pages, notebook_templates, simulator,
-                             site_data, unrendered, views)
+from tfspeedlab.site import (build_cache, build_workers, markdown_ext, notebook_pages, notebook_prefill,
+                             notebook_templates, simulator, site_data, unrendered, views)
 from tfspeedlab.site.directives import TRACE_URI, chart_uri, trace_files
 
 
@@ -37,9 +37,9 @@ def _chart_file(config, uri: str, source: build_cache.ChartSource) -> File:
 
 
 class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
-    # Charts are drawn in worker processes (forked) until `mkdocs serve` starts its threads: by
-    # `mkdocs build`, and by the build `mkdocs serve` makes before it serves. Its rebuilds, in a
-    # thread beside the server's, draw them in the build's own process.
+    # Charts and notebook pages are made in worker processes (forked) until `mkdocs serve` starts its
+    # threads: by `mkdocs build`, and by the build `mkdocs serve` makes before it serves. Its rebuilds,
+    # in a thread beside the server's, make them in the build's own process.
     serving = False
 
     def on_serve(self, server, config, builder):
@@ -57,12 +57,18 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
     # Before mkdocs-jupyter's on_files, which turns the notebooks added here into pages.
     @event_priority(100)
     def on_files(self, files: Files, config) -> Files:
+        build_workers.start(enabled=not self.serving)
+        repo_root = Path(config.config_file_path).resolve().parent
+        notebooks = [File(f"{notebook_pages.NOTEBOOK_DIR}/{notebook.name}", src_dir=str(repo_root),
+                          dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls)
+                     for notebook in sorted((repo_root / notebook_pages.NOTEBOOK_DIR).glob("*.ipynb"))]
+        # The workers' first jobs: a page waits for its notebook's, nothing waits for a chart until on_env.
+        notebook_prefill.start(config, notebooks)
         # Loaded on every build (once per change of the tree), so `mkdocs serve` picks up new results.
         try:
             data = site_data.load(self.results_root)
         except site_data.SiteDataError as error:
             raise PluginError(f"tfspeedlab: {error}") from error
-        chart_drawing.start(enabled=not self.serving)
         for runner, by_example in data.results.items():
             for example, results in by_example.items():
                 for theme, source in build_cache.results_charts(views.chart_svg, results).items():
@@ -75,10 +81,8 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
             for chart in self._history_charts(config, data, runner):
                 files.append(chart)
         files.append(File.generated(config, simulator.PARAMS_URI, content=simulator.params_json(data.models)))
-        repo_root = Path(config.config_file_path).resolve().parent
-        for notebook in sorted((repo_root / notebook_pages.NOTEBOOK_DIR).glob("*.ipynb")):
-            files.append(File(f"{notebook_pages.NOTEBOOK_DIR}/{notebook.name}", src_dir=str(repo_root),
-                              dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls))
+        for notebook in notebooks:
+            files.append(notebook)
         return files
 
     @staticmethod
@@ -97,6 +101,11 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
                         config, history_directives.chart_uri(runner, example, workload, theme), source))
         return charts_made
 
+    def on_pre_page(self, page, config, files):
+        # A notebook page renders from mkdocs-jupyter's cache once the workers have filled it.
+        notebook_prefill.wait(page)
+        return page
+
     def on_page_content(self, html: str, page, config, files) -> str:
         # A notebook page (rendered by mkdocs-jupyter, unrun): its results under the last cell, a TOC that links.
         if (example := notebook_pages.example_of(page)) is None:
@@ -114,11 +123,11 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
 
     def on_env(self, env, config, files):
         # Every page is rendered; MkDocs copies the charts next: each must be drawn by now.
-        chart_drawing.finish()
+        build_workers.finish()
         return env
 
     def on_build_error(self, error) -> None:
-        chart_drawing.finish(cancel=True)
+        build_workers.finish(cancel=True)
 
     def on_post_build(self, config) -> None:
         build_cache.save()

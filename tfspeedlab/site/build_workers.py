@@ -1,0 +1,76 @@
+"""The build's worker processes: work a build needs later done beside the pages while they render.
+
+A cold build's main process renders every page, one after the other, and the site's other work waits
+for no page: nbconvert's conversion of a notebook page can be done before that page renders
+(``notebook_prefill``), and a chart is needed only once every page is rendered, when MkDocs copies
+the files (``chart_drawing``). Such work goes to a pool of processes forked from the build (they
+inherit what it has imported and configured), in the order it is needed: the plugin submits a page's
+work before any chart's. ``finish`` waits for every job before MkDocs copies the files (``on_env``).
+
+On a platform that does not fork, and in ``mkdocs serve``'s rebuilds (a server's threads and
+``fork`` do not mix), there is no pool: ``submit`` returns None and the caller does the work itself,
+as before. Whatever does it, the work's result is the same.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+
+# Worker processes beside the build's main process, measured on two cores (scripts/build-speed.py):
+# with two, the workers' jobs (charts, notebook pages) share the cores with the pages' rendering.
+WORKERS_VARIABLE = "TFSPEEDLAB_BUILD_WORKERS"
+
+
+class Workers:
+    """The open pool of this build, if any, and the jobs sent to it."""
+
+    pool: ProcessPoolExecutor | None = None
+    pending: list[Future] = []
+
+
+def worker_count() -> int:
+    """Worker processes for a build: ``$TFSPEEDLAB_BUILD_WORKERS``, else one per core."""
+    configured = os.environ.get(WORKERS_VARIABLE, "")
+    if configured.isdigit() and int(configured) > 0:
+        return int(configured)
+    return max(1, os.cpu_count() or 1)
+
+
+def start(enabled: bool) -> None:
+    """Send jobs to worker processes from now on, where ``enabled`` and the platform forks."""
+    finish(cancel=True)
+    if enabled and sys.platform.startswith("linux"):
+        Workers.pool = ProcessPoolExecutor(max_workers=worker_count(), mp_context=multiprocessing.get_context("fork"))
+
+
+def running() -> bool:
+    return Workers.pool is not None
+
+
+def submit(job: Callable, *args) -> Future | None:
+    """``job(*args)`` in a worker, its future kept for ``finish``; None when there is no pool (the
+    caller does the job itself)."""
+    if Workers.pool is None:
+        return None
+    future = Workers.pool.submit(job, *args)
+    Workers.pending.append(future)
+    return future
+
+
+def finish(cancel: bool = False) -> None:
+    """Wait for every job sent to the pool (a job's exception is raised here), and close it; with
+    ``cancel``, drop the jobs not started instead."""
+    pending, Workers.pending = Workers.pending, []
+    pool, Workers.pool = Workers.pool, None
+    try:
+        if not cancel:
+            for future in pending:
+                if not future.cancelled():  # one its caller took back, to do itself
+                    future.result()
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=cancel)
