@@ -40,17 +40,21 @@ def notebook_file(config, name: str) -> File:
                 use_directory_urls=config.use_directory_urls)
 
 
-def rendered(config, name: str) -> tuple[str, list, dict]:
-    """The page of notebook ``name`` as a build renders it: content, TOC, and mkdocs-jupyter's cache files."""
+def rendered(config, name: str) -> tuple[str, list]:
+    """The page of notebook ``name`` as a build renders it: its content and TOC."""
     plugin = jupyter(config)
     plugin.on_pre_build(config)
     page = Page(None, notebook_file(config, name), config)
     notebook_prefill.wait(page)
     plugin.on_pre_page(page, config, None)
     page.render(config, None)
-    cache = Path(plugin.config["cache_dir"])
-    kept = {path.name: json.loads(path.read_text(encoding="utf-8")) for path in cache.glob("*.json")}
-    return page.content, [(item.title, item.id, item.level) for item in page.toc], kept
+    return page.content, [(item.title, item.id, item.level) for item in page.toc]
+
+
+def cache_files(config) -> dict[str, dict]:
+    """mkdocs-jupyter's cache: each file's name and what it holds."""
+    return {path.name: json.loads(path.read_text(encoding="utf-8"))
+            for path in Path(jupyter(config).config["cache_dir"]).glob("*.json")}
 
 
 def converting_here(monkeypatch) -> list[str]:
@@ -70,6 +74,7 @@ def converting_here(monkeypatch) -> list[str]:
 
 def test_a_notebook_page_converted_by_a_worker_equals_the_page_converted_by_itself(site, tmp_path, monkeypatch):
     alone = {name: rendered(site, name) for name in NOTEBOOKS}
+    kept_alone = cache_files(site)
     for path in Path(jupyter(site).config["cache_dir"]).glob("*.json"):
         path.unlink()  # a cold build's cache: empty
 
@@ -82,6 +87,7 @@ def test_a_notebook_page_converted_by_a_worker_equals_the_page_converted_by_itse
 
     assert converted == []  # each page read the workers' file: nothing converted twice
     assert through_workers == alone
+    assert cache_files(site) == kept_alone and len(kept_alone) == len(NOTEBOOKS)
     assert not [path for path in Path(jupyter(site).config["cache_dir"]).iterdir() if not path.name.endswith(".json")]
 
 
@@ -102,5 +108,5 @@ def test_without_workers_a_page_converts_itself(site, monkeypatch):
     notebook_prefill.start(site, [notebook_file(site, "small_ops")])
     assert notebook_prefill.Prefill.jobs == {}
     converted = converting_here(monkeypatch)
-    content, _, kept = rendered(site, "small_ops")
-    assert converted == ["small_ops"] and content and len(kept) == 1
+    content, _ = rendered(site, "small_ops")
+    assert converted == ["small_ops"] and content and len(cache_files(site)) == 1

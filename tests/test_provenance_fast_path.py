@@ -1,5 +1,5 @@
 """The freshness check reads only what a verdict needs, and its verdicts are those of reading every
-file of the measured commit (``provenance._read_definitions_at``), on this repository's own history."""
+file of the measured commit (``provenance.definitions_at``), on this repository's own history."""
 
 import json
 import subprocess
@@ -31,13 +31,9 @@ def nothing_read_yet(monkeypatch):
     """A new process's state: no commit's definitions kept, none read."""
     monkeypatch.delenv("TFSPEEDLAB_EXAMPLES", raising=False)
 
-    def forget():
-        provenance.DEFINITIONS_CACHE.clear()
-        provenance._commit_tree.cache_clear()
-
-    forget()
-    yield forget
-    forget()
+    provenance.forget_commits()
+    yield provenance.forget_commits
+    provenance.forget_commits()
 
 
 def measured_at(commit: str, example: str):
@@ -80,7 +76,7 @@ def test_verdicts_equal_those_of_reading_every_file_of_the_commit(nothing_read_y
         nothing_read_yet()  # the fast path: nothing kept
         fast = [provenance.freshness(measured_at(commit, example)) for example in examples]
         nothing_read_yet()
-        provenance.DEFINITIONS_CACHE.load({commit: provenance._read_definitions_at(commit)})  # every file read
+        provenance.definitions_at(commit)  # every file of the commit read, and kept
         full = [provenance.freshness(measured_at(commit, example)) for example in examples]
         assert fast == full, commit
         verdicts.update({(commit, example): verdict for example, verdict in zip(examples, fast)})

@@ -18,10 +18,11 @@ import multiprocessing
 import os
 import sys
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 
-# Worker processes beside the build's main process, measured on two cores (scripts/build-speed.py):
-# with two, the workers' jobs (charts, notebook pages) share the cores with the pages' rendering.
+# How many workers, where not one per core. On two cores the workers' jobs (36 charts, 27 notebook
+# pages) took more CPU than the main process's pages: one worker left the main process waiting for
+# the charts at on_env (4.5 s on a cold build), two finished before it (a 0.02 s wait).
 WORKERS_VARIABLE = "TFSPEEDLAB_BUILD_WORKERS"
 
 
@@ -33,7 +34,8 @@ class Workers:
 
 
 def worker_count() -> int:
-    """Worker processes for a build: ``$TFSPEEDLAB_BUILD_WORKERS``, else one per core."""
+    """Worker processes for a build: ``$TFSPEEDLAB_BUILD_WORKERS``, else one per core (beside the main
+    process: on two cores, the three share them while the pages render)."""
     configured = os.environ.get(WORKERS_VARIABLE, "")
     if configured.isdigit() and int(configured) > 0:
         return int(configured)
@@ -61,6 +63,17 @@ def submit(job: Callable, *args) -> Future | None:
     return future
 
 
+def take(future: Future) -> BaseException | None:
+    """One job's outcome, once it is done, and ``finish`` leaves it alone: None if it ran through,
+    else its exception, for its caller to deal with. A job not started yet is cancelled instead
+    (a ``CancelledError``): its caller does the job itself."""
+    if future in Workers.pending:
+        Workers.pending.remove(future)
+    if future.cancel():
+        return CancelledError()
+    return future.exception()
+
+
 def finish(cancel: bool = False) -> None:
     """Wait for every job sent to the pool (a job's exception is raised here), and close it; with
     ``cancel``, drop the jobs not started instead."""
@@ -69,8 +82,7 @@ def finish(cancel: bool = False) -> None:
     try:
         if not cancel:
             for future in pending:
-                if not future.cancelled():  # one its caller took back, to do itself
-                    future.result()
+                future.result()
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=cancel)

@@ -75,12 +75,10 @@ def wait(page) -> None:
     """Before ``page`` renders: its notebook's conversion written to the cache, or taken back, or failed
     (the page then converts it itself)."""
     future = Prefill.jobs.pop(os.path.normpath(page.file.abs_src_path or ""), None)
-    if future is None or future.cancel():
-        return
-    try:
-        future.result()
-    except Exception:  # noqa: BLE001 — the page's own conversion reports the error, as without the workers
-        pass
+    if future is not None:
+        # Taken back, or failed: either way no cache file, and the page converts the notebook itself
+        # (reporting the error, if it is the notebook's, as without the workers).
+        build_workers.take(future)
 
 
 def convert(notebook: str, src_path: str, options: dict, cache_path: str) -> bool:

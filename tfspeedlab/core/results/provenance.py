@@ -137,8 +137,9 @@ _git = functools.cache(run_git)
 DEFINITIONS_CACHE: Memo[str, dict[str, set[str]]] = Memo()
 
 
-def _definitions_at(commit: str) -> dict[str, set[str]]:
-    """Every top-level definition of the package and the examples at ``commit``, merged by name."""
+def definitions_at(commit: str) -> dict[str, set[str]]:
+    """Every top-level definition of the package and the examples at ``commit``, merged by name: all of
+    the commit's files read (kept in ``DEFINITIONS_CACHE``, which ``freshness`` then reads instead)."""
     return DEFINITIONS_CACHE.get(commit, lambda: _read_definitions_at(commit))
 
 
@@ -198,7 +199,7 @@ def freshness(results: ResultsFile) -> Freshness:
         return Freshness(None, "unknown (no commit recorded)")
     if _git("cat-file", "-e", f"{measured}^{{commit}}") is None:
         return Freshness(None, "unknown (commit not in this clone)")
-    then = _KeptDefinitions(_definitions_at(measured)) if measured in DEFINITIONS_CACHE else _commit_tree(measured)
+    then = _KeptDefinitions(definitions_at(measured)) if measured in DEFINITIONS_CACHE else _commit_tree(measured)
     for path in measuring_files(results.example):
         if not path.exists() or then.holds_unchanged(path):
             continue  # an unchanged file's definitions are the commit's own: each has its twin there
@@ -230,7 +231,7 @@ class _KeptDefinitions:
 
 
 class _CommitTree:
-    """A commit's definitions, read only where a question needs them, with ``_read_definitions_at``'s
+    """A commit's definitions, read only where a question needs them, with ``definitions_at``'s
     answers (``tests/test_provenance_fast_path.py`` compares the verdicts).
 
     Parsing every file of each measured commit was most of a cold build's freshness check (2.5 s),
@@ -269,7 +270,7 @@ class _CommitTree:
         return self._near[relative]
 
     def named(self, name: str) -> set[str]:
-        """Every definition of ``name`` in the commit: ``_read_definitions_at(commit).get(name, set())``."""
+        """Every definition of ``name`` in the commit: ``definitions_at(commit).get(name, set())``."""
         # "<module statements>" (or a name spelled otherwise in the source) is looked for in every file.
         searched = name.isidentifier() and name.isascii()
         held: set[str] = set()
@@ -281,6 +282,12 @@ class _CommitTree:
 
 # One per measured commit: several results files share one.
 _commit_tree = functools.lru_cache(maxsize=64)(_CommitTree)
+
+
+def forget_commits() -> None:
+    """Forget every commit's definitions read so far (kept or in part), as a new process would."""
+    DEFINITIONS_CACHE.clear()
+    _commit_tree.cache_clear()
 
 # Each file version's text, by its blob hash, once read.
 _BLOB_TEXTS: dict[str, str] = {}
