@@ -3,13 +3,22 @@
 A cold build's main process renders every page, one after the other, and the site's other work waits
 for no page: nbconvert's conversion of a notebook page can be done before that page renders
 (``notebook_prefill``), and a chart is needed only once every page is rendered, when MkDocs copies
-the files (``chart_drawing``). Such work goes to a pool of processes forked from the build (they
-inherit what it has imported and configured), in the order it is needed: the plugin submits a page's
-work before any chart's. ``finish`` waits for every job before MkDocs copies the files (``on_env``).
+the files (``chart_drawing``). Such work goes to processes forked from the build (they inherit what
+it has imported and configured), in two lanes:
+
+* ``PAGES``: work a page waits for, sent first, on one worker per core but the main process's;
+* ``CHARTS``: the charts, on one worker of their own, drawn in the order they are sent. A chart's
+  SVG is the same whatever draws it only up to the last printed digit: matplotlib's text placement
+  depends on the text the process measured before (0.000001 px in a tick label's ``y``). Drawn in one
+  process in one order, as before the pool, the charts stay byte for byte what that order draws.
+
+``finish`` waits for every job before MkDocs copies the files (``on_env``). On two cores the three
+processes share them while the pages render; once the notebook pages are converted, the chart worker
+and the main process have a core each.
 
 On a platform that does not fork, and in ``mkdocs serve``'s rebuilds (a server's threads and
-``fork`` do not mix), there is no pool: ``submit`` returns None and the caller does the work itself,
-as before. Whatever does it, the work's result is the same.
+``fork`` do not mix), there are no workers: ``submit`` returns None and the caller does the work
+itself, as before.
 """
 
 from __future__ import annotations
@@ -20,45 +29,48 @@ import sys
 from collections.abc import Callable
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 
-# How many workers, where not one per core. On two cores the workers' jobs (36 charts, 27 notebook
-# pages) took more CPU than the main process's pages: one worker left the main process waiting for
-# the charts at on_env (4.5 s on a cold build), two finished before it (a 0.02 s wait).
+PAGES = "pages"
+CHARTS = "charts"
+# How many workers the pages' lane has, where not one per core but the main process's.
 WORKERS_VARIABLE = "TFSPEEDLAB_BUILD_WORKERS"
 
 
 class Workers:
-    """The open pool of this build, if any, and the jobs sent to it."""
+    """This build's pools by lane, if any, and the jobs sent to them."""
 
-    pool: ProcessPoolExecutor | None = None
+    pools: dict[str, ProcessPoolExecutor] = {}
     pending: list[Future] = []
 
 
 def worker_count() -> int:
-    """Worker processes for a build: ``$TFSPEEDLAB_BUILD_WORKERS``, else one per core (beside the main
-    process: on two cores, the three share them while the pages render)."""
+    """Workers of the pages' lane: ``$TFSPEEDLAB_BUILD_WORKERS``, else one per core but one (the main
+    process's)."""
     configured = os.environ.get(WORKERS_VARIABLE, "")
     if configured.isdigit() and int(configured) > 0:
         return int(configured)
-    return max(1, os.cpu_count() or 1)
+    return max(1, (os.cpu_count() or 1) - 1)
 
 
 def start(enabled: bool) -> None:
     """Send jobs to worker processes from now on, where ``enabled`` and the platform forks."""
     finish(cancel=True)
     if enabled and sys.platform.startswith("linux"):
-        Workers.pool = ProcessPoolExecutor(max_workers=worker_count(), mp_context=multiprocessing.get_context("fork"))
+        fork = multiprocessing.get_context("fork")
+        Workers.pools = {PAGES: ProcessPoolExecutor(max_workers=worker_count(), mp_context=fork),
+                         CHARTS: ProcessPoolExecutor(max_workers=1, mp_context=fork)}
 
 
 def running() -> bool:
-    return Workers.pool is not None
+    return bool(Workers.pools)
 
 
-def submit(job: Callable, *args) -> Future | None:
-    """``job(*args)`` in a worker, its future kept for ``finish``; None when there is no pool (the
-    caller does the job itself)."""
-    if Workers.pool is None:
+def submit(lane: str, job: Callable, *args) -> Future | None:
+    """``job(*args)`` in a worker of ``lane``, its future kept for ``finish``; None when there are no
+    workers (the caller does the job itself)."""
+    pool = Workers.pools.get(lane)
+    if pool is None:
         return None
-    future = Workers.pool.submit(job, *args)
+    future = pool.submit(job, *args)
     Workers.pending.append(future)
     return future
 
@@ -75,14 +87,14 @@ def take(future: Future) -> BaseException | None:
 
 
 def finish(cancel: bool = False) -> None:
-    """Wait for every job sent to the pool (a job's exception is raised here), and close it; with
+    """Wait for every job sent to the workers (a job's exception is raised here), and close them; with
     ``cancel``, drop the jobs not started instead."""
     pending, Workers.pending = Workers.pending, []
-    pool, Workers.pool = Workers.pool, None
+    pools, Workers.pools = Workers.pools, {}
     try:
         if not cancel:
             for future in pending:
                 future.result()
     finally:
-        if pool is not None:
+        for pool in pools.values():
             pool.shutdown(wait=True, cancel_futures=cancel)
