@@ -6,11 +6,10 @@ for no page: nbconvert's conversion of a notebook page can be done before that p
 the files (``chart_drawing``). Such work goes to processes forked from the build (they inherit what
 it has imported and configured), in two lanes:
 
-* ``PAGES``: work a page waits for, sent first, on one worker per core but the main process's;
-* ``CHARTS``: the charts, on one worker of their own, drawn in the order they are sent. A chart's
-  SVG is the same whatever draws it only up to the last printed digit: matplotlib's text placement
-  depends on the text the process measured before (0.000001 px in a tick label's ``y``). Drawn in one
-  process in one order, as before the pool, the charts stay byte for byte what that order draws.
+* ``PAGES``: work a page waits for, on one worker per core but the main process's;
+* ``CHARTS``: the charts, which nothing waits for until every page is rendered, on one worker of
+  their own, in the order they are sent (as before there were lanes): work for a page, whenever it
+  is sent, never queues behind them.
 
 ``finish`` waits for every job before MkDocs copies the files (``on_env``). On two cores the three
 processes share them while the pages render; once the notebook pages are converted, the chart worker
