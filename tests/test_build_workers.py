@@ -1,6 +1,5 @@
 """The build's worker pool: jobs run in forked workers; a job its caller takes is left alone by ``finish``."""
 
-import os
 import sys
 import time
 from concurrent.futures import CancelledError
@@ -21,30 +20,30 @@ def one_worker(monkeypatch):
 
 
 def test_a_failed_job_taken_by_its_caller_does_not_fail_the_build(one_worker):
-    failing = build_workers.submit(build_workers.PAGES, int, "not a number")
-    working = build_workers.submit(build_workers.PAGES, int, "12")
+    failing = build_workers.submit(int, "not a number")
+    working = build_workers.submit(int, "12")
     assert isinstance(build_workers.take(failing), ValueError)
     build_workers.finish()  # the other job ran through; the taken one is not raised again
     assert working.result() == 12
 
 
 def test_a_job_not_started_is_taken_back(one_worker):
-    busy = [build_workers.submit(build_workers.PAGES, time.sleep, 1) for _ in range(3)]  # the one worker's queue, full
-    waiting = build_workers.submit(build_workers.PAGES, int, "12")
+    busy = [build_workers.submit(time.sleep, 1) for _ in range(3)]  # the one worker's queue, full
+    waiting = build_workers.submit(int, "12")
     assert isinstance(build_workers.take(waiting), CancelledError)
     build_workers.finish(cancel=True)
     assert busy[0].done()
 
 
 def test_a_failed_job_nobody_took_fails_finish(one_worker):
-    build_workers.submit(build_workers.PAGES, int, "not a number")
+    build_workers.submit(int, "not a number")
     with pytest.raises(ValueError):
         build_workers.finish()
 
 
 def test_without_a_pool_the_caller_does_the_job(monkeypatch):
     build_workers.start(enabled=False)
-    assert build_workers.submit(build_workers.PAGES, int, "12") is None and not build_workers.running()
+    assert build_workers.submit(int, "12") is None and not build_workers.running()
 
 
 def test_the_worker_count_is_configurable(monkeypatch):
@@ -53,13 +52,3 @@ def test_the_worker_count_is_configurable(monkeypatch):
     monkeypatch.setenv(build_workers.WORKERS_VARIABLE, "none")
     assert build_workers.worker_count() >= 1
 
-
-def test_charts_are_drawn_in_one_process_in_the_order_sent(monkeypatch):
-    monkeypatch.setenv(build_workers.WORKERS_VARIABLE, "2")
-    build_workers.start(enabled=True)
-    try:
-        drawn = [build_workers.submit(build_workers.CHARTS, os.getpid) for _ in range(6)]
-        build_workers.finish()
-    finally:
-        build_workers.finish(cancel=True)
-    assert len({future.result() for future in drawn}) == 1

@@ -2,10 +2,10 @@
 
 Drawing every chart (matplotlib) was a third of a cold build, and nothing on a page waits for a
 chart: a page names its SVG's URL, and MkDocs copies the file only after every page is rendered. So
-each chart that is not in the build cache goes to the build's chart worker (``build_workers.CHARTS``,
-forked from the build, which has imported matplotlib; one process, so the charts are drawn in one
-order, as before), which writes it where the cache keeps it; the plugin waits for it before MkDocs
-copies the files (``build_workers.finish``). A worker draws a chart once and
+each chart that is not in the build cache goes to the build's workers (``build_workers``, forked from
+the build, which has imported matplotlib), after the notebook pages' work, and a worker writes it
+where the cache keeps it; the plugin waits for them before MkDocs copies the files
+(``build_workers.finish``). A worker draws a chart once and
 recolours it for the other theme where it can (``charts.drawn_in_themes``). Where there is no pool
 (a platform that does not fork, ``mkdocs serve``'s rebuilds), a chart is drawn at once, as before.
 
@@ -30,5 +30,5 @@ def _draw_to(paths: dict[str, Path], draw: Callable[..., str], args: tuple) -> N
 def draw(paths: dict[str, Path], draw_svg: Callable[..., str], args: tuple) -> None:
     """``draw_svg(*args, theme_name=theme)`` written to ``paths[theme]``: by a worker when the build has
     them (done by ``build_workers.finish``), else now."""
-    if build_workers.submit(build_workers.CHARTS, _draw_to, paths, draw_svg, args) is None:
+    if build_workers.submit(_draw_to, paths, draw_svg, args) is None:
         _draw_to(paths, draw_svg, args)

@@ -66,7 +66,7 @@ def start(config, notebooks: list) -> None:
         cache_path = Path(module._get_cache_path(options["cache_dir"], key))
         if cache_path.exists():
             continue  # an earlier build's: the page reads it
-        future = build_workers.submit(build_workers.PAGES, convert, file.abs_src_path, file.src_path, options,
+        future = build_workers.submit(convert, file.abs_src_path, file.src_path, options,
                                       str(cache_path))
         if future is not None:
             Prefill.jobs[os.path.normpath(file.abs_src_path)] = future
