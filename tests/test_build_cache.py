@@ -12,19 +12,24 @@ from tfspeedlab.core.measure.measurement import Measurement
 from tfspeedlab.core.results import provenance
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.render import charts
-from tfspeedlab.site import bar_charts, build_cache, chart_check
+from tfspeedlab.site import bar_charts, build_cache, chart_check, search_entries
 
 
 @pytest.fixture
 def fresh_cache(tmp_path, monkeypatch):
     """An empty cache folder, and the in-process caches emptied before and after."""
     monkeypatch.setenv(build_cache.CACHE_VARIABLE, str(tmp_path / "cache"))
-    for cache in (intervals.INTERVAL_CACHE, provenance.DEFINITIONS_CACHE):
+    for cache in IN_PROCESS:
         cache.clear()
     yield tmp_path / "cache"
     build_cache.save()  # what ends a build: the cache closes (a no-op when the test saved already)
-    for cache in (intervals.INTERVAL_CACHE, provenance.DEFINITIONS_CACHE):
+    for cache in IN_PROCESS:
         cache.clear()
+
+
+# What a build keeps in the process, and a new process starts without.
+IN_PROCESS = (intervals.INTERVAL_CACHE, intervals.RESAMPLED_CACHE, provenance.DEFINITIONS_CACHE,
+              search_entries.SEARCH_ENTRIES)
 
 
 def a_build(root, results):
@@ -66,6 +71,55 @@ def test_an_entry_unused_for_many_builds_is_dropped(fresh_cache, tmp_path):
         build_cache.save()
     stored = json.loads((fresh_cache / build_cache.INDEX_FILE).read_text())
     assert stored["intervals"] == {}
+
+
+def test_resampled_estimates_are_kept_for_the_next_build_and_are_the_same_array(fresh_cache, tmp_path, monkeypatch):
+    results = synthetic_results()
+    build_cache.open_cache(tmp_path)
+    first = intervals.resampled_estimates(results.case("eager"))
+    build_cache.save()
+    intervals.RESAMPLED_CACHE.clear()  # a new process: only the file remains
+    build_cache.open_cache(tmp_path)
+    monkeypatch.setattr(intervals, "_resampled_estimates", lambda *_: pytest.fail("resampled again"))
+    kept = intervals.resampled_estimates(results.case("eager"))
+    assert kept.tobytes() == first.tobytes() and not kept.flags.writeable
+    build_cache.save()
+
+
+def test_a_changed_case_is_resampled_again_equal_to_a_cold_build(fresh_cache, tmp_path):
+    results = synthetic_results()
+    build_cache.open_cache(tmp_path)
+    intervals.resampled_estimates(results.case("graph"))
+    build_cache.save()
+    intervals.RESAMPLED_CACHE.clear()
+    slower = Measurement(tuple(s * 1.5 for s in results.case("graph").runs[0].samples_s), 10, 0.05, "test")
+    changed = replace(results.case("graph"), runs=(slower,))
+    build_cache.open_cache(tmp_path)
+    warm = intervals.resampled_estimates(changed)
+    build_cache.save()
+    intervals.RESAMPLED_CACHE.clear()
+    cold = intervals.resampled_estimates(changed)  # no cache at all
+    assert warm.tobytes() == cold.tobytes() != intervals.resampled_estimates(results.case("graph")).tobytes()
+
+
+@pytest.mark.parametrize("name, planted", [
+    ("intervals", [[0.5], 1]), ("intervals", [["low", "high"], 1]), ("intervals", [[2.0, 1.0], 1]),
+    ("resamples", ["not base64!", 1]), ("resamples", ["AAAA", 1]), ("search", [{"not": "text"}, 1]),
+    ("search", "no build"), ("search", [1, 2, 3])])
+def test_a_corrupt_kept_value_is_ignored_and_computed_again(fresh_cache, tmp_path, name, planted):
+    results = synthetic_results()
+    build_cache.open_cache(tmp_path)
+    cold = intervals.speedup(results, "eager", "graph")
+    build_cache.save()
+    index = json.loads((fresh_cache / build_cache.INDEX_FILE).read_text())
+    index[name] = {key: planted for key in index[name]} or {"some key": planted}
+    (fresh_cache / build_cache.INDEX_FILE).write_text(json.dumps(index))
+    for cache in IN_PROCESS:
+        cache.clear()
+    build_cache.open_cache(tmp_path)
+    assert all(not kept.memo.saved() for kept in build_cache.KEPT_MEMOS if kept.name == name)
+    assert intervals.speedup(results, "eager", "graph") == cold
+    build_cache.save()
 
 
 def test_charts_are_drawn_once_per_results_in_both_themes(fresh_cache, tmp_path):

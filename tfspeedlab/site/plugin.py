@@ -22,6 +22,7 @@ from tfspeedlab.core.results.schema import RUNNERS
 from tfspeedlab.history import charts as history_charts, directives as history_directives, trends as history_analysis
 from tfspeedlab.site import (build_cache, chart_drawing, markdown_ext, notebook_pages, notebook_templates, simulator,
                              site_data, unrendered, views)
+from tfspeedlab.site import search_entries
 from tfspeedlab.site.directives import TRACE_URI, chart_uri, trace_files
 
 
@@ -53,6 +54,11 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
         self.results_root = site_data.results_root(Path(config.config_file_path).resolve().parent / self.config.results_dir)
         build_cache.open_cache(Path(config.config_file_path).resolve().parent)
         return config
+
+    def on_pre_build(self, config):
+        # Every plugin's on_config has run: Material's search plugin has made this build's index,
+        # whose entries are kept page by page (Material has no hook of its own for it).
+        search_entries.install(config.plugins.values())
 
     # Before mkdocs-jupyter's on_files, which turns the notebooks added here into pages.
     @event_priority(100)
