@@ -12,7 +12,7 @@ from tfspeedlab.core.measure.measurement import Measurement
 from tfspeedlab.core.results import provenance
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.render import charts
-from tfspeedlab.site import bar_charts, build_cache, chart_check, search_entries
+from tfspeedlab.site import bar_charts, build_cache, chart_check, notebook_pages, search_entries
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def fresh_cache(tmp_path, monkeypatch):
 
 # What a build keeps in the process, and a new process starts without.
 IN_PROCESS = (intervals.INTERVAL_CACHE, intervals.RESAMPLED_CACHE, provenance.DEFINITIONS_CACHE,
-              search_entries.SEARCH_ENTRIES)
+              search_entries.SEARCH_ENTRIES, notebook_pages.NOTEBOOK_HEADINGS)
 
 
 def a_build(root, results):

@@ -1,20 +1,22 @@
 """What a site build computes once and keeps under ``.cache/tfspeedlab/`` for the next build: bootstrap
-intervals and resamples, charts, each page's search entries, and the definitions the freshness check
-reads at each measured commit.
+intervals and resamples, charts, each page's search entries, each notebook page's headings, and the
+definitions the freshness check reads at each measured commit.
 
 A build spends most of its time on these, and ``mkdocs serve`` rebuilds the whole site after every
 save. Every entry is keyed by what it was computed from — the samples of both cases for an
-interval, the results and theme for a chart, a page's HTML and TOC for its search entries, the commit
-for its definitions — so a changed results
-file never meets a stale entry: its new samples have a new key. The whole cache is also tied to the
-package's own source (``code_version``): a change to how anything is computed or drawn starts
-afresh. An entry no build has used for ``KEEP_BUILDS`` builds is dropped, so what a changed file
-made obsolete does not pile up, while builds from two results trees in turn (the published one and
-a reader's) both stay warm.
+interval, the results and theme for a chart, a page's HTML and TOC for its search entries, the
+commit for its definitions — so a changed results file never meets a stale entry: its new samples
+have a new key. The whole cache is also tied to the package's own source (``code_version``): a
+change to how anything is computed or drawn starts afresh. An entry no build has used for
+``KEEP_BUILDS`` builds is dropped, so what a changed file made obsolete does not pile up, while
+builds from two results trees in turn (the published one and a reader's) both stay warm.
 
 Nothing here changes a figure: a build with an empty cache, a full one or none (``open_cache`` not
 called, as in the unit tests) writes the same pages. A kept chart is published only if it is still
 nothing but a drawing (``chart_check``): one planted in the cache is drawn again from its results.
+Kept search entries and headings are used only if they are what Material and a page's HTML could
+give (``search_entries.replayable``, ``notebook_pages.notebook_headings``); any other kept value
+that is not of its kind is ignored and computed again.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from tfspeedlab.core.results.schema import ResultsFile, to_dict
 from tfspeedlab.core.results.store import write_text_atomic
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.render import charts
-from tfspeedlab.site import chart_check, chart_drawing, search_entries
+from tfspeedlab.site import chart_check, chart_drawing, notebook_pages, search_entries
 
 CACHE_VARIABLE = "TFSPEEDLAB_CACHE"
 CACHE_DIR = Path(".cache") / "tfspeedlab"
@@ -109,10 +111,23 @@ def _text(kept: Any) -> str | None:
     return kept if isinstance(kept, str) else None
 
 
+def _headings_list(found: tuple[notebook_pages.Heading, ...]) -> list:
+    return [[heading.level, heading.id, heading.title] for heading in found]
+
+
+def _headings(kept: Any) -> tuple[notebook_pages.Heading, ...] | None:
+    if not isinstance(kept, list) or not all(
+            isinstance(item, list) and len(item) == 3 and item[0] in range(1, 7) and type(item[0]) is int
+            and isinstance(item[1], str) and isinstance(item[2], str) for item in kept):
+        return None
+    return tuple(notebook_pages.Heading(*item) for item in kept)
+
+
 KEPT_MEMOS = (
     KeptMemo("intervals", intervals.INTERVAL_CACHE, list, _interval),
     KeptMemo("resamples", intervals.RESAMPLED_CACHE, _resamples_text, _resamples),
     KeptMemo("search", search_entries.SEARCH_ENTRIES, str, _text),
+    KeptMemo("headings", notebook_pages.NOTEBOOK_HEADINGS, _headings_list, _headings),
 )
 
 
