@@ -198,6 +198,30 @@ def test_a_changed_results_file_reaches_the_page_at_the_next_build(tmp_path, mon
     assert before != after and slower_time in after  # the new, three times slower time per call
 
 
+def test_the_trees_fingerprint_sees_a_change_in_any_folder_and_lists_a_link_without_following_it(tmp_path):
+    import os
+
+    from tfspeedlab.site import site_data
+
+    sitting = tmp_path / "results" / "cpu" / "coverage" / "2026-12-01T2030"
+    sitting.mkdir(parents=True)
+    (sitting / "small_ops.json").write_text("{}")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "big.json").write_text("{}")
+    (tmp_path / "results" / "gpu").symlink_to(tmp_path / "elsewhere")
+    before = site_data.fingerprint(tmp_path / "results")
+    listed = [entry[0] for entry in before[1]]
+    assert listed == ["cpu", "cpu/coverage", f"cpu/coverage/{sitting.name}",
+                      f"cpu/coverage/{sitting.name}/small_ops.json", "gpu"]
+    assert site_data.fingerprint(tmp_path / "results") == before
+    (sitting / "small_ops.json").write_text("{} ")
+    changed = site_data.fingerprint(tmp_path / "results")
+    assert changed != before
+    status = (sitting / "small_ops.json").stat()
+    os.utime(sitting / "small_ops.json", ns=(status.st_atime_ns, status.st_mtime_ns + 1))  # same size, touched
+    assert site_data.fingerprint(tmp_path / "results") != changed
+
+
 # What someone with write access to the cache could plant in a kept chart, each published as it was.
 EVIL = "https://evil.example/x"
 PLANTED = {

@@ -9,7 +9,8 @@ import pytest
 from tfspeedlab.site import build_cache, notebook_pages
 
 NOTEBOOK_HTML = """<style>h2 { color: red }</style><script>var s = "<h2 id='not-a-heading'>";</script>
-<div class="jp-Cell"><h1 id="what-a-call-costs">What a call costs<a class="anchor-link" href="#what-a-call-costs">¶</a></h1>
+<div class="jp-Cell">
+<h1 id="what-a-call-costs">What a call costs<a class="anchor-link" href="#what-a-call-costs">¶</a></h1>
 <h2 id="run-it">Run it: <code>tf.function</code></h2><p>Text.</p></div>
 """
 
