@@ -12,7 +12,7 @@ from tfspeedlab.core.measure.measurement import Measurement
 from tfspeedlab.core.results import provenance
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.render import charts
-from tfspeedlab.site import bar_charts, build_cache, chart_check, notebook_pages, search_entries
+from tfspeedlab.site import bar_charts, build_cache, chart_check, notebook_pages, search_entries, unrendered
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def fresh_cache(tmp_path, monkeypatch):
 
 # What a build keeps in the process, and a new process starts without.
 IN_PROCESS = (intervals.INTERVAL_CACHE, intervals.RESAMPLED_CACHE, provenance.DEFINITIONS_CACHE,
-              search_entries.SEARCH_ENTRIES, notebook_pages.NOTEBOOK_HEADINGS)
+              search_entries.SEARCH_ENTRIES, notebook_pages.NOTEBOOK_HEADINGS, unrendered.CLEAN_PAGES)
 
 
 def a_build(root, results):
@@ -196,6 +196,27 @@ def test_a_changed_results_file_reaches_the_page_at_the_next_build(tmp_path, mon
     after = python_markdown.markdown(page, extensions=["tfspeedlab.site.markdown_ext"])
     slower_time = format_time(second.results["cpu"]["small_ops"].case("eager").measurement.per_call_s)
     assert before != after and slower_time in after  # the new, three times slower time per call
+
+
+CLEAN_PAGE = "<script>var t = '{{ a theme's template }}';</script><pre><code>{{ median x y }}</code></pre><p>1.2 ms</p>"
+
+
+def test_a_page_found_clean_is_not_read_again_and_a_changed_or_unrendered_one_is(fresh_cache, tmp_path, monkeypatch):
+    build_cache.open_cache(tmp_path)
+    assert unrendered.kept_first_unrendered(CLEAN_PAGE) is None
+    build_cache.save()
+    for cache in IN_PROCESS:
+        cache.clear()
+    unrendered_page = CLEAN_PAGE.replace("1.2 ms", "{{ median x y }}")
+    found = unrendered.first_unrendered(unrendered_page)
+    build_cache.open_cache(tmp_path)
+    with monkeypatch.context() as patched:
+        patched.setattr(unrendered, "first_unrendered", lambda *_: pytest.fail("read again"))
+        assert unrendered.kept_first_unrendered(CLEAN_PAGE) is None
+    for _ in range(2):  # refused in every build, its verdict kept or not
+        assert found and unrendered.kept_first_unrendered(unrendered_page) == found
+        build_cache.save()
+        build_cache.open_cache(tmp_path)
 
 
 def test_the_trees_fingerprint_sees_a_change_in_any_folder_and_lists_a_link_without_following_it(tmp_path):

@@ -1,6 +1,7 @@
 """What a site build computes once and keeps under ``.cache/tfspeedlab/`` for the next build: bootstrap
-intervals and resamples, charts, each page's search entries, each notebook page's headings, and the
-definitions the freshness check reads at each measured commit.
+intervals and resamples, charts, each page's search entries, each notebook page's headings, which
+built pages were found free of unrendered directives, and the definitions the freshness check reads
+at each measured commit.
 
 A build spends most of its time on these, and ``mkdocs serve`` rebuilds the whole site after every
 save. Every entry is keyed by what it was computed from — the samples of both cases for an
@@ -42,7 +43,7 @@ from tfspeedlab.core.results.schema import ResultsFile, to_dict
 from tfspeedlab.core.results.store import write_text_atomic
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.render import charts
-from tfspeedlab.site import chart_check, chart_drawing, notebook_pages, search_entries
+from tfspeedlab.site import chart_check, chart_drawing, notebook_pages, search_entries, unrendered
 
 CACHE_VARIABLE = "TFSPEEDLAB_CACHE"
 CACHE_DIR = Path(".cache") / "tfspeedlab"
@@ -111,6 +112,10 @@ def _text(kept: Any) -> str | None:
     return kept if isinstance(kept, str) else None
 
 
+def _flag(kept: Any) -> bool | None:
+    return kept if isinstance(kept, bool) else None
+
+
 def _headings_list(found: tuple[notebook_pages.Heading, ...]) -> list:
     return [[heading.level, heading.id, heading.title] for heading in found]
 
@@ -128,6 +133,7 @@ KEPT_MEMOS = (
     KeptMemo("resamples", intervals.RESAMPLED_CACHE, _resamples_text, _resamples),
     KeptMemo("search", search_entries.SEARCH_ENTRIES, str, _text),
     KeptMemo("headings", notebook_pages.NOTEBOOK_HEADINGS, _headings_list, _headings),
+    KeptMemo("clean_pages", unrendered.CLEAN_PAGES, bool, _flag),
 )
 
 

@@ -114,7 +114,7 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
 
     def on_post_page(self, output: str, page, config) -> str:
         # The last word on a built page: nothing left of a directive, whatever rendered it.
-        if (problem := unrendered.first_unrendered(output)) is not None:
+        if (problem := unrendered.kept_first_unrendered(output)) is not None:
             raise PluginError(f"tfspeedlab: {page.file.src_uri}: {problem}")
         return output
 
