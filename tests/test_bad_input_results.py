@@ -349,7 +349,7 @@ PROSE_RULES = {("prose", "*"): checks.PROSE, ("lines",): checks.FAILURE_TEXT}
 def _every_problem_found_by_the_full_walk(document, monkeypatch) -> None:
     quick = list(checks.document_problems(document, PROSE_RULES))
     with monkeypatch.context() as patched:
-        patched.setattr(checks, "_plainly_fine", lambda *_: False)  # the full walk alone
+        patched.setattr(checks, "plainly_fine", lambda *_: False)  # the full walk alone
         assert quick == list(checks.document_problems(document, PROSE_RULES))
     assert quick  # each document below holds a problem
 
@@ -380,7 +380,7 @@ def test_the_quick_pass_over_a_document_never_hides_a_long_string(monkeypatch, d
 def test_the_quick_pass_passes_what_every_rule_allows():
     fine = {"title": "x" * checks.MAX_TEXT, "prose": ["y" * checks.MAX_TEXT],
             "n": [0, -0.0, 1e100, -1e-100, True, None]}
-    assert checks._plainly_fine(fine, checks.MAX_TEXT)
+    assert checks.plainly_fine(fine, checks.MAX_TEXT)
     assert list(checks.document_problems({**fine, "lines": "a\nb\tc"}, PROSE_RULES)) == []  # the full walk says so
 
 

@@ -232,7 +232,7 @@ def test_the_drift_is_estimated_once_per_samples_and_afresh_for_changed_ones(mon
     committed = {"small_ops": sitting(1e-3, "2026-12-02T10:00:00+00:00")}
     sittings = {str(hour): {"small_ops": sitting(1e-3 * factor, f"2026-12-02T1{hour}:00:00+00:00", seed=hour)}
                 for hour, factor in ((1, 1.25), (2, 0.8), (3, 1.1))}
-    drift._LOG_AND_VARIANCE.clear()
+    drift.LOG_AND_VARIANCE_CACHE.clear()
     counted, estimator = [], drift.PER_CALL
 
     class Counted:
@@ -247,5 +247,5 @@ def test_the_drift_is_estimated_once_per_samples_and_afresh_for_changed_ones(mon
     again = drift.for_runner(committed, changed)
     assert counted  # the changed sitting's samples: estimated afresh
     monkeypatch.undo()
-    drift._LOG_AND_VARIANCE.clear()
+    drift.LOG_AND_VARIANCE_CACHE.clear()
     assert drift.for_runner(committed, changed) == again != drift.for_runner(committed, sittings)

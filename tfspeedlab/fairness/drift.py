@@ -73,7 +73,7 @@ class SittingDrift:
 # Each comparison's ``_log_and_variance`` by the samples of its two cases (``intervals.digest``): the
 # held-out check (``held_out_landings``) estimates the drift again for every sitting it leaves out,
 # from the same files, and two pages ask for it.
-_LOG_AND_VARIANCE: Memo[str, tuple[float, float]] = Memo()
+LOG_AND_VARIANCE_CACHE: Memo[str, tuple[float, float]] = Memo()
 
 
 def _log_and_variance(results: ResultsFile, slower: str, faster: str) -> tuple[float, float]:
@@ -87,7 +87,7 @@ def _log_and_variance(results: ResultsFile, slower: str, faster: str) -> tuple[f
         variance = float(np.var(logs, ddof=1)) / count if count > 1 else 0.0
         return math.log(PER_CALL.of(slow) / PER_CALL.of(fast)), variance
 
-    return _LOG_AND_VARIANCE.get(intervals.digest(slow, fast).key, computed)
+    return LOG_AND_VARIANCE_CACHE.get(intervals.digest(slow, fast).key, computed)
 
 
 def deviations(committed: ResultsFile, remeasures: list[ResultsFile],

@@ -165,7 +165,7 @@ def document_problems(data: Any, rules: TextRules = {}, default: TextRule = NAME
     """Every string (object keys included) and number of a parsed JSON document that breaks its rule,
     as (field, problem), in document order. A string's rule is the one ``rules`` gives its path, else
     ``default``; an object's key is a name (``NAME``)."""
-    if _plainly_fine(data, min([NAME.limit, default.limit, *(rule.limit for rule in rules.values())])):
+    if plainly_fine(data, min([NAME.limit, default.limit, *(rule.limit for rule in rules.values())])):
         return
     stack: list[tuple[FieldPath, Any]] = [((), data)]
     while stack:
@@ -193,7 +193,7 @@ def document_problems(data: Any, rules: TextRules = {}, default: TextRule = NAME
 _SUSPECT = re.compile("|".join([_CONTROL.pattern, INVISIBLE.pattern, *map(re.escape, _DIRECTIVE_MARKS)]))
 
 
-def _plainly_fine(data: Any, limit: int) -> bool:
+def plainly_fine(data: Any, limit: int) -> bool:
     """Whether ``document_problems`` would find nothing, by a quick pass: every string (keys included) at
     most ``limit`` long and free of anything any rule refuses, every number in range, nothing but JSON's
     types. False is no verdict: the full walk then names the field and its rule. A build reads a
