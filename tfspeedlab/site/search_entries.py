@@ -73,7 +73,11 @@ def install(plugins: Iterable[Any]) -> bool:
 @functools.cache
 def _material_version(plugin_source: str) -> str:
     """Material's version and the search plugin's source (its parser and index): what an entry is made by."""
-    digest = hashlib.sha256(metadata.version("mkdocs-material").encode())
+    try:
+        version = metadata.version("mkdocs-material")
+    except metadata.PackageNotFoundError:  # installed without its metadata: its source still says
+        version = ""
+    digest = hashlib.sha256(version.encode())
     digest.update(Path(plugin_source).read_bytes())
     return digest.hexdigest()
 
@@ -90,10 +94,16 @@ def _add_entries(index, original: Callable[[Any], None], material: str, page) ->
         # As the index writes them (``generate_search_index``): what is replayed dumps to the same text.
         return json.dumps(index.entries[first:], separators=(",", ":"), default=str)
 
-    kept = SEARCH_ENTRIES.get(page_key(page, index.config, material), make,
-                              usable=lambda kept: replayable(kept, page.url) is not None)
-    if not made:
-        index.entries.extend(replayable(kept, page.url))
+    checked: list[dict] | None = None
+
+    def usable(kept: str) -> bool:
+        nonlocal checked
+        checked = replayable(kept, page.url)
+        return checked is not None
+
+    SEARCH_ENTRIES.get(page_key(page, index.config, material), make, usable=usable)
+    if not made and checked is not None:
+        index.entries.extend(checked)
 
 
 def replayable(kept: str, url: str) -> list[dict] | None:
