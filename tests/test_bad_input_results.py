@@ -336,3 +336,57 @@ def test_a_failure_recorded_with_a_carriage_return_is_shown_as_text_on_every_pag
         assert "onerror=alert(3)>" not in text.replace("&lt;img src=x onerror=alert(3)&gt;", ""), page
         shown += "&lt;img src=x onerror=alert(3)&gt;" in text
     assert shown >= 2  # the home and small-ops pages show the latest run's failure, as text
+
+
+# Every character a rule may refuse (controls, line breaks, invisible ones) and each directive mark.
+REFUSED_TEXT = ([chr(code) for code in range(0x20)] + [chr(code) for code in range(0x7f, 0xa0)]
+                + ["\u2028", "\u2029", "\u00ad", "\u061c", "\u180e", "\u200b", "\u200f", "\u202a", "\u202e",
+                   "\u2060", "\u2064", "\u2066", "\u2069", "\ufeff", "{{", "}}"])
+OUT_OF_RANGE = [float("nan"), float("inf"), float("-inf"), 1.5e100, -1.5e100, 1e-101, 10 ** 101, -(10 ** 101)]
+PROSE_RULES = {("prose", "*"): checks.PROSE, ("lines",): checks.FAILURE_TEXT}
+
+
+def _every_problem_found_by_the_full_walk(document, monkeypatch) -> None:
+    quick = list(checks.document_problems(document, PROSE_RULES))
+    with monkeypatch.context() as patched:
+        patched.setattr(checks, "plainly_fine", lambda *_: False)  # the full walk alone
+        assert quick == list(checks.document_problems(document, PROSE_RULES))
+    assert quick  # each document below holds a problem
+
+
+@pytest.mark.parametrize("text", REFUSED_TEXT)
+@pytest.mark.parametrize("place", ["value", "key", "deep in a list", "prose"])
+def test_the_quick_pass_over_a_document_never_hides_a_refused_string(monkeypatch, text, place):
+    bad = f"a{text}b"
+    document = {"value": {"title": bad}, "key": {bad: 1}, "deep in a list": {"cases": [[{"label": bad}]]},
+                "prose": {"prose": [bad]}}[place]
+    if place == "prose" and text in "\n\t":
+        document["lines"] = "a\rb"  # a field of lines takes these: its carriage return is the problem
+    _every_problem_found_by_the_full_walk({"n": 1.0, **document}, monkeypatch)
+
+
+@pytest.mark.parametrize("number", OUT_OF_RANGE)
+def test_the_quick_pass_over_a_document_never_hides_a_number_out_of_range(monkeypatch, number):
+    _every_problem_found_by_the_full_walk({"title": "fine", "runs": [{"samples_s": [1e-3, number]}]}, monkeypatch)
+
+
+@pytest.mark.parametrize("document", [
+    {"title": "x" * (checks.MAX_TEXT + 1)}, {"x" * (checks.MAX_TEXT + 1): 1},
+    {"prose": ["x" * (checks.MAX_PROSE + 1)]}, {"lines": "line\n" * 1000}])
+def test_the_quick_pass_over_a_document_never_hides_a_long_string(monkeypatch, document):
+    _every_problem_found_by_the_full_walk(document, monkeypatch)
+
+
+def test_the_quick_pass_passes_what_every_rule_allows():
+    fine = {"title": "x" * checks.MAX_TEXT, "prose": ["y" * checks.MAX_TEXT],
+            "n": [0, -0.0, 1e100, -1e-100, True, None]}
+    assert checks.plainly_fine(fine, checks.MAX_TEXT)
+    assert list(checks.document_problems({**fine, "lines": "a\nb\tc"}, PROSE_RULES)) == []  # the full walk says so
+
+
+@pytest.mark.parametrize("allowed", [checks.SECONDS, checks.CALLS, checks.BYTES, checks.COUNT,
+                                     checks.Range(0, float("inf"))])
+@pytest.mark.parametrize("value", [1e-12, 1.0000001e-12, 0, -1, 1, 2.5, 1e6, 1e6 + 1, 2.0 ** 60,
+                                   2.0 ** 60 + 2 ** 10, float("nan"), float("inf"), True, "1", None, 10 ** 400])
+def test_a_quick_pass_over_samples_holds_them_all_exactly_when_each_is_in_range(allowed, value):
+    assert allowed.holds_all([1.0, value, 2.0]) == (allowed.problem(value) is None)

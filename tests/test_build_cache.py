@@ -12,19 +12,24 @@ from tfspeedlab.core.measure.measurement import Measurement
 from tfspeedlab.core.results import provenance
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.render import charts
-from tfspeedlab.site import bar_charts, build_cache, chart_check
+from tfspeedlab.site import bar_charts, build_cache, chart_check, notebook_pages, search_entries, unrendered
 
 
 @pytest.fixture
 def fresh_cache(tmp_path, monkeypatch):
     """An empty cache folder, and the in-process caches emptied before and after."""
     monkeypatch.setenv(build_cache.CACHE_VARIABLE, str(tmp_path / "cache"))
-    for cache in (intervals.INTERVAL_CACHE, provenance.DEFINITIONS_CACHE):
+    for cache in IN_PROCESS:
         cache.clear()
     yield tmp_path / "cache"
     build_cache.save()  # what ends a build: the cache closes (a no-op when the test saved already)
-    for cache in (intervals.INTERVAL_CACHE, provenance.DEFINITIONS_CACHE):
+    for cache in IN_PROCESS:
         cache.clear()
+
+
+# What a build keeps in the process, and a new process starts without.
+IN_PROCESS = (intervals.INTERVAL_CACHE, intervals.RESAMPLED_CACHE, provenance.DEFINITIONS_CACHE,
+              search_entries.SEARCH_ENTRIES, notebook_pages.NOTEBOOK_HEADINGS, unrendered.CLEAN_PAGES)
 
 
 def a_build(root, results):
@@ -66,6 +71,55 @@ def test_an_entry_unused_for_many_builds_is_dropped(fresh_cache, tmp_path):
         build_cache.save()
     stored = json.loads((fresh_cache / build_cache.INDEX_FILE).read_text())
     assert stored["intervals"] == {}
+
+
+def test_resampled_estimates_are_kept_for_the_next_build_and_are_the_same_array(fresh_cache, tmp_path, monkeypatch):
+    results = synthetic_results()
+    build_cache.open_cache(tmp_path)
+    first = intervals.resampled_estimates(results.case("eager"))
+    build_cache.save()
+    intervals.RESAMPLED_CACHE.clear()  # a new process: only the file remains
+    build_cache.open_cache(tmp_path)
+    monkeypatch.setattr(intervals, "_resampled_estimates", lambda *_: pytest.fail("resampled again"))
+    kept = intervals.resampled_estimates(results.case("eager"))
+    assert kept.tobytes() == first.tobytes() and not kept.flags.writeable
+    build_cache.save()
+
+
+def test_a_changed_case_is_resampled_again_equal_to_a_cold_build(fresh_cache, tmp_path):
+    results = synthetic_results()
+    build_cache.open_cache(tmp_path)
+    intervals.resampled_estimates(results.case("graph"))
+    build_cache.save()
+    intervals.RESAMPLED_CACHE.clear()
+    slower = Measurement(tuple(s * 1.5 for s in results.case("graph").runs[0].samples_s), 10, 0.05, "test")
+    changed = replace(results.case("graph"), runs=(slower,))
+    build_cache.open_cache(tmp_path)
+    warm = intervals.resampled_estimates(changed)
+    build_cache.save()
+    intervals.RESAMPLED_CACHE.clear()
+    cold = intervals.resampled_estimates(changed)  # no cache at all
+    assert warm.tobytes() == cold.tobytes() != intervals.resampled_estimates(results.case("graph")).tobytes()
+
+
+@pytest.mark.parametrize("name, planted", [
+    ("intervals", [[0.5], 1]), ("intervals", [["low", "high"], 1]), ("intervals", [[2.0, 1.0], 1]),
+    ("resamples", ["not base64!", 1]), ("resamples", ["AAAA", 1]), ("search", [{"not": "text"}, 1]),
+    ("search", "no build"), ("search", [1, 2, 3])])
+def test_a_corrupt_kept_value_is_ignored_and_computed_again(fresh_cache, tmp_path, name, planted):
+    results = synthetic_results()
+    build_cache.open_cache(tmp_path)
+    cold = intervals.speedup(results, "eager", "graph")
+    build_cache.save()
+    index = json.loads((fresh_cache / build_cache.INDEX_FILE).read_text())
+    index[name] = {key: planted for key in index[name]} or {"some key": planted}
+    (fresh_cache / build_cache.INDEX_FILE).write_text(json.dumps(index))
+    for cache in IN_PROCESS:
+        cache.clear()
+    build_cache.open_cache(tmp_path)
+    assert all(not kept.memo.saved() for kept in build_cache.KEPT_MEMOS if kept.name == name)
+    assert intervals.speedup(results, "eager", "graph") == cold
+    build_cache.save()
 
 
 def test_charts_are_drawn_once_per_results_in_both_themes(fresh_cache, tmp_path):
@@ -142,6 +196,51 @@ def test_a_changed_results_file_reaches_the_page_at_the_next_build(tmp_path, mon
     after = python_markdown.markdown(page, extensions=["tfspeedlab.site.markdown_ext"])
     slower_time = format_time(second.results["cpu"]["small_ops"].case("eager").measurement.per_call_s)
     assert before != after and slower_time in after  # the new, three times slower time per call
+
+
+CLEAN_PAGE = "<script>var t = '{{ a theme's template }}';</script><pre><code>{{ median x y }}</code></pre><p>1.2 ms</p>"
+
+
+def test_a_page_found_clean_is_not_read_again_and_a_changed_or_unrendered_one_is(fresh_cache, tmp_path, monkeypatch):
+    build_cache.open_cache(tmp_path)
+    assert unrendered.kept_first_unrendered(CLEAN_PAGE) is None
+    build_cache.save()
+    for cache in IN_PROCESS:
+        cache.clear()
+    unrendered_page = CLEAN_PAGE.replace("1.2 ms", "{{ median x y }}")
+    found = unrendered.first_unrendered(unrendered_page)
+    build_cache.open_cache(tmp_path)
+    with monkeypatch.context() as patched:
+        patched.setattr(unrendered, "first_unrendered", lambda *_: pytest.fail("read again"))
+        assert unrendered.kept_first_unrendered(CLEAN_PAGE) is None
+    for _ in range(2):  # refused in every build, its verdict kept or not
+        assert found and unrendered.kept_first_unrendered(unrendered_page) == found
+        build_cache.save()
+        build_cache.open_cache(tmp_path)
+
+
+def test_the_trees_fingerprint_sees_a_change_in_any_folder_and_lists_a_link_without_following_it(tmp_path):
+    import os
+
+    from tfspeedlab.site import site_data
+
+    sitting = tmp_path / "results" / "cpu" / "coverage" / "2026-12-01T2030"
+    sitting.mkdir(parents=True)
+    (sitting / "small_ops.json").write_text("{}")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "big.json").write_text("{}")
+    (tmp_path / "results" / "gpu").symlink_to(tmp_path / "elsewhere")
+    before = site_data.fingerprint(tmp_path / "results")
+    listed = [entry[0] for entry in before[1]]
+    assert listed == ["cpu", "cpu/coverage", f"cpu/coverage/{sitting.name}",
+                      f"cpu/coverage/{sitting.name}/small_ops.json", "gpu"]
+    assert site_data.fingerprint(tmp_path / "results") == before
+    (sitting / "small_ops.json").write_text("{} ")
+    changed = site_data.fingerprint(tmp_path / "results")
+    assert changed != before
+    status = (sitting / "small_ops.json").stat()
+    os.utime(sitting / "small_ops.json", ns=(status.st_atime_ns, status.st_mtime_ns + 1))  # same size, touched
+    assert site_data.fingerprint(tmp_path / "results") != changed
 
 
 # What someone with write access to the cache could plant in a kept chart, each published as it was.

@@ -226,3 +226,26 @@ def test_the_build_refuses_a_quick_coverage_sitting_naming_its_file(tmp_path):
     with pytest.raises(site_data.SiteDataError) as raised:
         site_data.load(root)
     assert f"{path}: field 'quick' is true" in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_the_drift_is_estimated_once_per_samples_and_afresh_for_changed_ones(monkeypatch):
+    committed = {"small_ops": sitting(1e-3, "2026-12-02T10:00:00+00:00")}
+    sittings = {str(hour): {"small_ops": sitting(1e-3 * factor, f"2026-12-02T1{hour}:00:00+00:00", seed=hour)}
+                for hour, factor in ((1, 1.25), (2, 0.8), (3, 1.1))}
+    drift.LOG_AND_VARIANCE_CACHE.clear()
+    counted, estimator = [], drift.PER_CALL
+
+    class Counted:
+        def of(self, runs):
+            counted.append(len(runs))
+            return estimator.of(runs)
+
+    first = drift.held_out_landings(committed, sittings)
+    monkeypatch.setattr(drift, "PER_CALL", Counted())
+    assert drift.held_out_landings(committed, sittings) == first and counted == []  # every sitting left out in turn
+    changed = {**sittings, "3": {"small_ops": sitting(1e-3 * 1.3, "2026-12-02T13:00:00+00:00", seed=3)}}
+    again = drift.for_runner(committed, changed)
+    assert counted  # the changed sitting's samples: estimated afresh
+    monkeypatch.undo()
+    drift.LOG_AND_VARIANCE_CACHE.clear()
+    assert drift.for_runner(committed, changed) == again != drift.for_runner(committed, sittings)

@@ -17,10 +17,11 @@ class Memo(Generic[Key, Value]):
         self._values: dict[Key, Value] = {}
         self._asked: set[Key] = set()
 
-    def get(self, key: Key, compute: Callable[[], Value]) -> Value:
-        """The value kept for ``key``, or ``compute()``'s, kept from now on."""
+    def get(self, key: Key, compute: Callable[[], Value], usable: Callable[[Value], bool] | None = None) -> Value:
+        """The value kept for ``key``, or ``compute()``'s, kept from now on. A kept value ``usable``
+        refuses (one read from a file that someone changed) is computed again and replaced."""
         self._asked.add(key)
-        if key not in self._values:
+        if key not in self._values or (usable is not None and not usable(self._values[key])):
             self._values[key] = compute()
         return self._values[key]
 

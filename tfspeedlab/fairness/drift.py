@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from tfspeedlab.core.memo import Memo
 from tfspeedlab.core.results.cpu import same_cpu
 from tfspeedlab.core.results.pool import as_json
 from tfspeedlab.core.results.schema import CaseResult, FieldReader, ResultsFile
@@ -69,14 +70,24 @@ class SittingDrift:
         return self.log_sd, self.degrees_of_freedom
 
 
+# Each comparison's ``_log_and_variance`` by the samples of its two cases (``intervals.digest``): the
+# held-out check (``held_out_landings``) estimates the drift again for every sitting it leaves out,
+# from the same files, and two pages ask for it.
+LOG_AND_VARIANCE_CACHE: Memo[str, tuple[float, float]] = Memo()
+
+
 def _log_and_variance(results: ResultsFile, slower: str, faster: str) -> tuple[float, float]:
     """The speed-up's logarithm by the chosen estimator, and the squared standard error of the mean of
     its per-process logarithms (0 with one process: it then adds nothing to subtract)."""
     slow, fast = intervals.runs_of(results.case(slower)), intervals.runs_of(results.case(faster))
-    count = min(len(slow), len(fast))
-    logs = [math.log(PER_CALL.of([slow[i]]) / PER_CALL.of([fast[i]])) for i in range(count)]
-    variance = float(np.var(logs, ddof=1)) / count if count > 1 else 0.0
-    return math.log(PER_CALL.of(slow) / PER_CALL.of(fast)), variance
+
+    def computed() -> tuple[float, float]:
+        count = min(len(slow), len(fast))
+        logs = [math.log(PER_CALL.of([slow[i]]) / PER_CALL.of([fast[i]])) for i in range(count)]
+        variance = float(np.var(logs, ddof=1)) / count if count > 1 else 0.0
+        return math.log(PER_CALL.of(slow) / PER_CALL.of(fast)), variance
+
+    return LOG_AND_VARIANCE_CACHE.get(intervals.digest(slow, fast).key, computed)
 
 
 def deviations(committed: ResultsFile, remeasures: list[ResultsFile],

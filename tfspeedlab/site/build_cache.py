@@ -1,38 +1,49 @@
 """What a site build computes once and keeps under ``.cache/tfspeedlab/`` for the next build: bootstrap
-intervals, charts, and the definitions the freshness check reads at each measured commit.
+intervals and resamples, charts, each page's search entries, each notebook page's headings, which
+built pages were found free of unrendered directives, and the definitions the freshness check reads
+at each measured commit.
 
 A build spends most of its time on these, and ``mkdocs serve`` rebuilds the whole site after every
 save. Every entry is keyed by what it was computed from — the samples of both cases for an
-interval, the results and theme for a chart, the commit for its definitions — so a changed results
-file never meets a stale entry: its new samples have a new key. The whole cache is also tied to the
-package's own source (``code_version``): a change to how anything is computed or drawn starts
-afresh. An entry no build has used for ``KEEP_BUILDS`` builds is dropped, so what a changed file
-made obsolete does not pile up, while builds from two results trees in turn (the published one and
-a reader's) both stay warm.
+interval, the results and theme for a chart, a page's HTML and TOC for its search entries, the
+commit for its definitions — so a changed results file never meets a stale entry: its new samples
+have a new key. The whole cache is also tied to the package's own source (``code_version``): a
+change to how anything is computed or drawn starts afresh. An entry no build has used for
+``KEEP_BUILDS`` builds is dropped, so what a changed file made obsolete does not pile up, while
+builds from two results trees in turn (the published one and a reader's) both stay warm.
 
 Nothing here changes a figure: a build with an empty cache, a full one or none (``open_cache`` not
 called, as in the unit tests) writes the same pages. A kept chart is published only if it is still
 nothing but a drawing (``chart_check``): one planted in the cache is drawn again from its results.
+Kept search entries and headings are used only if they are what Material and a page's HTML could
+give (``search_entries.replayable``, ``notebook_pages.notebook_headings``); any other kept value
+that is not of its kind is ignored and computed again.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import hashlib
 import json
+import math
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
 
 import matplotlib
+import numpy as np
 
+from tfspeedlab.core.memo import Memo
 from tfspeedlab.core.results import provenance
 from tfspeedlab.core.results.schema import ResultsFile, to_dict
 from tfspeedlab.core.results.store import write_text_atomic
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.render import charts
-from tfspeedlab.site import chart_check, chart_drawing
+from tfspeedlab.site import chart_check, chart_drawing, notebook_pages, search_entries, unrendered
 
 CACHE_VARIABLE = "TFSPEEDLAB_CACHE"
 CACHE_DIR = Path(".cache") / "tfspeedlab"
@@ -57,19 +68,91 @@ class BuildCache:
 
     folder: Path | None = None
     build = 0
-    interval_builds: dict[str, int] = {}  # key → the last build that asked for it
+    last_asked: dict[str, dict[str, int]] = {}  # a kept memo's name → key → the last build that asked for it
     chart_builds: dict[str, int] = {}
+
+
+@dataclass(frozen=True)
+class KeptMemo:
+    """A memo whose values the index keeps under ``name``, each beside the last build that asked for it."""
+
+    name: str
+    memo: Memo
+    # A value as JSON holds it, and back; ``decoded`` gives None for anything it could not have written.
+    encoded: Callable[[Any], Any]
+    decoded: Callable[[Any], Any]
+
+
+def _interval(kept: Any) -> tuple[float, float] | None:
+    if (isinstance(kept, list) and len(kept) == 2 and all(isinstance(end, float) and math.isfinite(end) for end in kept)
+            and kept[0] <= kept[1]):
+        return kept[0], kept[1]
+    return None
+
+
+def _resamples_text(estimates: np.ndarray) -> str:
+    """An array of resampled estimates as text: its float64 bytes in Base64 (JSON's numbers would take
+    three times the room and ten times the time)."""
+    return base64.b64encode(np.ascontiguousarray(estimates, dtype="<f8").tobytes()).decode("ascii")
+
+
+def _resamples(kept: Any) -> np.ndarray | None:
+    try:
+        raw = base64.b64decode(kept, validate=True) if isinstance(kept, str) else b""
+    except (binascii.Error, ValueError):
+        return None
+    if not raw or len(raw) % 8:
+        return None
+    estimates = np.frombuffer(raw, dtype="<f8").astype(np.float64)
+    estimates.flags.writeable = False  # shared by every caller, as ``resampled_estimates`` makes them
+    return estimates
+
+
+def _text(kept: Any) -> str | None:
+    return kept if isinstance(kept, str) else None
+
+
+def _flag(kept: Any) -> bool | None:
+    return kept if isinstance(kept, bool) else None
+
+
+def _headings_list(found: tuple[notebook_pages.Heading, ...]) -> list:
+    return [[heading.level, heading.id, heading.title] for heading in found]
+
+
+def _headings(kept: Any) -> tuple[notebook_pages.Heading, ...] | None:
+    if not isinstance(kept, list) or not all(
+            isinstance(item, list) and len(item) == 3 and item[0] in range(1, 7) and type(item[0]) is int
+            and isinstance(item[1], str) and isinstance(item[2], str) for item in kept):
+        return None
+    return tuple(notebook_pages.Heading(*item) for item in kept)
+
+
+KEPT_MEMOS = (
+    KeptMemo("intervals", intervals.INTERVAL_CACHE, list, _interval),
+    KeptMemo("resamples", intervals.RESAMPLED_CACHE, _resamples_text, _resamples),
+    KeptMemo("search", search_entries.SEARCH_ENTRIES, str, _text),
+    KeptMemo("headings", notebook_pages.NOTEBOOK_HEADINGS, _headings_list, _headings),
+    KeptMemo("clean_pages", unrendered.CLEAN_PAGES, bool, _flag),
+)
 
 
 def open_cache(root: Path) -> None:
     """Use ``$TFSPEEDLAB_CACHE`` or ``root/.cache/tfspeedlab/`` for this build: load what earlier builds kept."""
     BuildCache.folder = Path(os.environ.get(CACHE_VARIABLE) or Path(root) / CACHE_DIR)
     stored = _read_index(BuildCache.folder / INDEX_FILE)
-    BuildCache.build = stored.get("build", 0) + 1
-    kept_intervals = stored.get("intervals", {})
-    intervals.INTERVAL_CACHE.load({key: (low, high) for key, (low, high, _) in kept_intervals.items()})
-    intervals.INTERVAL_CACHE.forget_asked()
-    BuildCache.interval_builds = {key: build for key, (_, _, build) in kept_intervals.items()}
+    BuildCache.build = (stored["build"] if isinstance(stored.get("build"), int) else 0) + 1
+    for kept in KEPT_MEMOS:
+        values, last_asked = {}, {}
+        found = stored.get(kept.name)
+        for key, item in found.items() if isinstance(found, dict) else ():
+            # [value, the last build that asked for it]; anything else is a corrupt entry, ignored.
+            if isinstance(item, list) and len(item) == 2 and isinstance(item[1], int):
+                if (value := kept.decoded(item[0])) is not None:
+                    values[key], last_asked[key] = value, item[1]
+        kept.memo.load(values)
+        kept.memo.forget_asked()
+        BuildCache.last_asked[kept.name] = last_asked
     BuildCache.chart_builds = dict(stored.get("charts", {}))
     provenance.DEFINITIONS_CACHE.load({commit: {name: set(digests) for name, digests in found.items()}
                                        for commit, found in stored.get("definitions", {}).items()})
@@ -147,22 +230,24 @@ def save() -> None:
     if BuildCache.folder is None:
         return
     build = BuildCache.build
-    for key in intervals.INTERVAL_CACHE.asked:
-        BuildCache.interval_builds[key] = build
 
     def recent(last: int) -> bool:
         return build - last < KEEP_BUILDS
 
-    computed = intervals.INTERVAL_CACHE.saved()
-    kept_intervals = {key: [*computed[key], last] for key, last in BuildCache.interval_builds.items()
-                      if recent(last) and key in computed}
+    kept_memos = {}
+    for kept in KEPT_MEMOS:
+        last_asked = BuildCache.last_asked.get(kept.name, {})
+        last_asked.update(dict.fromkeys(kept.memo.asked, build))
+        values = kept.memo.saved()
+        kept_memos[kept.name] = {key: [kept.encoded(values[key]), last] for key, last in last_asked.items()
+                                 if recent(last) and key in values}
     kept_charts = {key: last for key, last in BuildCache.chart_builds.items() if recent(last)}
     charts = BuildCache.folder / CHARTS_DIR
     for drawn in charts.glob("*.svg") if charts.is_dir() else ():
         if drawn.stem not in kept_charts:
             drawn.unlink(missing_ok=True)
     write_text_atomic(BuildCache.folder / INDEX_FILE, json.dumps({
-        "code": code_version(), "build": build, "intervals": kept_intervals, "charts": kept_charts,
+        "code": code_version(), "build": build, **kept_memos, "charts": kept_charts,
         "definitions": {commit: {name: sorted(digests) for name, digests in found.items()}
                         for commit, found in provenance.DEFINITIONS_CACHE.saved().items()},
     }))

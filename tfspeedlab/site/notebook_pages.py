@@ -17,7 +17,9 @@ its target. (Its page titles, read the same way, lost their code too:
 
 from __future__ import annotations
 
+import hashlib
 import html
+import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import PurePosixPath
@@ -25,6 +27,7 @@ from pathlib import PurePosixPath
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 
+from tfspeedlab.core.memo import Memo
 from tfspeedlab.render import templating
 
 NOTEBOOK_DIR = "notebooks"
@@ -67,7 +70,7 @@ def finish_page(notebook_html: str, page: Page, config, files, section: str) -> 
     Page.render(page, config, files)
     section_html = page.content
     page.markdown = stored_markdown
-    found = headings(notebook_html) + headings(section_html)
+    found = notebook_headings(notebook_html) + headings(section_html)
     page.toc = get_toc(nest(found))
     page.present_anchor_ids = (page.present_anchor_ids or set()) | {heading.id for heading in found}
     return notebook_html + section_html
@@ -86,6 +89,29 @@ def headings(page_html: str) -> list[Heading]:
     parser.feed(page_html)
     parser.close()
     return parser.found
+
+
+# A notebook's headings by the SHA-256 of its HTML. mkdocs-jupyter's HTML of a notebook is most of a
+# megabyte (its styles and highlighted code), the same from build to build while the notebook is, and
+# reading it for a few headings was a tenth of a warm build: a site build keeps them (``build_cache``).
+NOTEBOOK_HEADINGS: Memo[str, tuple[Heading, ...]] = Memo()
+
+
+def notebook_headings(page_html: str) -> list[Heading]:
+    """``headings(page_html)``, kept by the HTML's digest."""
+    key = hashlib.sha256(page_html.encode("utf-8", "surrogatepass")).hexdigest()
+    return list(NOTEBOOK_HEADINGS.get(key, lambda: tuple(headings(page_html)),
+                                      usable=lambda kept: all(_anchored(heading, page_html) for heading in kept)))
+
+
+def _anchored(heading: Heading, page_html: str) -> bool:
+    """Whether a kept heading's id is one the page's HTML gives, as is: a TOC prints it into a link
+    unescaped, so a kept id that is not plainly on the page (one planted in the cache) is read again."""
+    return not _UNSAFE_ID.search(heading.id) and f' id="{heading.id}"' in page_html
+
+
+# What a plain id holds none of (an id of the page that does is read from the page every build).
+_UNSAFE_ID = re.compile(r'["\'<>&\s]')
 
 
 def nest(found: list[Heading]) -> list[dict]:

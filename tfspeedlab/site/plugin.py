@@ -21,7 +21,7 @@ from mkdocs.structure.files import File, Files
 from tfspeedlab.core.results.schema import RUNNERS
 from tfspeedlab.history import charts as history_charts, directives as history_directives, trends as history_analysis
 from tfspeedlab.site import (build_cache, build_workers, markdown_ext, notebook_pages, notebook_prefill,
-                             notebook_templates, simulator, site_data, unrendered, views)
+                             notebook_templates, search_entries, simulator, site_data, unrendered, views)
 from tfspeedlab.site.directives import TRACE_URI, chart_uri, trace_files
 
 
@@ -53,6 +53,11 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
         self.results_root = site_data.results_root(Path(config.config_file_path).resolve().parent / self.config.results_dir)
         build_cache.open_cache(Path(config.config_file_path).resolve().parent)
         return config
+
+    def on_pre_build(self, config):
+        # Every plugin's on_config has run: Material's search plugin has made this build's index,
+        # whose entries are kept page by page (Material has no hook of its own for it).
+        search_entries.install(config.plugins.values())
 
     # Before mkdocs-jupyter's on_files, which turns the notebooks added here into pages.
     @event_priority(100)
@@ -117,7 +122,7 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
 
     def on_post_page(self, output: str, page, config) -> str:
         # The last word on a built page: nothing left of a directive, whatever rendered it.
-        if (problem := unrendered.first_unrendered(output)) is not None:
+        if (problem := unrendered.kept_first_unrendered(output)) is not None:
             raise PluginError(f"tfspeedlab: {page.file.src_uri}: {problem}")
         return output
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -131,6 +131,16 @@ class Range:
             return f"is {_short(value)}; it must be {low}{high}{unit}"
         return None
 
+    def holds_all(self, values: Iterable[Any]) -> bool:
+        """Whether ``problem`` finds nothing wrong with any of ``values``, by a quick pass over thousands
+        of samples; False is no verdict (a value of another type ``problem`` takes): ``problem`` names it."""
+        if self.whole or not (math.isfinite(self.low) and math.isfinite(self.high)):
+            return all(self.problem(value) is None for value in values)
+        low, high = self.low, self.high  # finite: a NaN or an infinity fails the comparisons
+        if self.open_low:
+            return all((type(value) is float or type(value) is int) and low < value <= high for value in values)
+        return all((type(value) is float or type(value) is int) and low <= value <= high for value in values)
+
 
 # A time a file records: a call's time (per-call samples, a first call) or a phase of one. Nothing
 # real takes a picosecond or eleven days; a value outside overflows or underflows a ratio of two.
@@ -155,6 +165,8 @@ def document_problems(data: Any, rules: TextRules = {}, default: TextRule = NAME
     """Every string (object keys included) and number of a parsed JSON document that breaks its rule,
     as (field, problem), in document order. A string's rule is the one ``rules`` gives its path, else
     ``default``; an object's key is a name (``NAME``)."""
+    if plainly_fine(data, min([NAME.limit, default.limit, *(rule.limit for rule in rules.values())])):
+        return
     stack: list[tuple[FieldPath, Any]] = [((), data)]
     while stack:
         path, value = stack.pop()
@@ -175,6 +187,43 @@ def document_problems(data: Any, rules: TextRules = {}, default: TextRule = NAME
             stack.extend(reversed(children))
         elif isinstance(value, list):
             stack.extend(reversed([(path + (index,), item) for index, item in enumerate(value)]))
+
+
+# Whatever ``text_problem`` refuses under any rule holds one of these (or is longer than the rule allows).
+_SUSPECT = re.compile("|".join([_CONTROL.pattern, INVISIBLE.pattern, *map(re.escape, _DIRECTIVE_MARKS)]))
+
+
+def plainly_fine(data: Any, limit: int) -> bool:
+    """Whether ``document_problems`` would find nothing, by a quick pass: every string (keys included) at
+    most ``limit`` long and free of anything any rule refuses, every number in range, nothing but JSON's
+    types. False is no verdict: the full walk then names the field and its rule. A build reads a
+    hundred results files of a hundred thousand numbers and strings, and the full walk took a third of
+    their loading."""
+    strings: list[str] = []
+    numbers: list[int | float] = []
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is str:
+            strings.append(value)
+        elif kind is dict:
+            strings.extend(value)  # its keys (a key that is not a string fails the join below)
+            stack.extend(value.values())
+        elif kind is list:
+            stack.extend(value)
+        elif kind is float or kind is int:
+            numbers.append(value)
+        elif value is not None and kind is not bool:
+            return False
+    try:
+        # Joined by a space, which no refused character or mark holds: nothing is found across two strings.
+        if strings and (max(map(len, strings)) > limit or _SUSPECT.search(" ".join(strings))):
+            return False
+    except TypeError:
+        return False
+    # As ``number_problem``: a NaN or an infinity fails both comparisons.
+    return all(MIN_MAGNITUDE <= abs(number) <= MAX_MAGNITUDE or number == 0 for number in numbers)
 
 
 def _rule(path: FieldPath, rules: TextRules, default: TextRule) -> TextRule:

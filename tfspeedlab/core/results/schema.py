@@ -358,8 +358,9 @@ def run_from_dict(reader: FieldReader, raw: Any, prefix: str) -> Measurement:
     reader.require(len(samples) <= MAX_SAMPLES, prefix + "samples_s",
                    f"holds {len(samples)} samples; at most {MAX_SAMPLES} are read")
     reader.require(bool(samples), prefix + "samples_s", "must be a non-empty list of positive numbers")
-    for index, sample in enumerate(samples):
-        reader.check_number(sample, f"{prefix}samples_s[{index}]", SECONDS)
+    if not SECONDS.holds_all(samples):  # the first sample out of range, named
+        for index, sample in enumerate(samples):
+            reader.check_number(sample, f"{prefix}samples_s[{index}]", SECONDS)
     calls = reader.get(raw, "calls_per_block", int, prefix)
     reader.check_number(calls, prefix + "calls_per_block", CALLS)
     first_call = reader.get(raw, "first_call_s", (int, float), prefix)

@@ -150,9 +150,10 @@ def digest(*cases: list[np.ndarray]) -> SamplesDigest:
     return SamplesDigest(key.hexdigest(), seed)
 
 
-# resampled_estimates by its samples, resamples and seed: a page's fitted lines and trend charts ask
-# for the same cases again and again within a build (and, under ``mkdocs serve``, from build to build).
-_RESAMPLED: dict[tuple[str, int, int | None], np.ndarray] = {}
+# resampled_estimates by its samples, resamples and seed ("KEY/RESAMPLES/SEED"): a page's fitted lines
+# and trend charts ask for the same cases again and again within a build, and a site build keeps them
+# for the next one (``tfspeedlab.site.build_cache``). Keyed by the samples, as ``INTERVAL_CACHE``.
+RESAMPLED_CACHE: Memo[str, np.ndarray] = Memo()
 
 
 def resampled_estimates(case: CaseResult, resamples: int = RESAMPLES, seed: int | None = None) -> np.ndarray:
@@ -160,12 +161,13 @@ def resampled_estimates(case: CaseResult, resamples: int = RESAMPLES, seed: int 
     samples unless ``seed`` is given): for intervals of figures derived from several cases. Read only."""
     runs = runs_of(case)
     found = digest(runs)
-    key = (found.key, resamples, seed)
-    if key not in _RESAMPLED:
+
+    def resampled() -> np.ndarray:
         estimates = _resampled_estimates(runs, np.random.default_rng(found.seed if seed is None else seed), resamples)
         estimates.flags.writeable = False  # shared by every caller
-        _RESAMPLED[key] = estimates
-    return _RESAMPLED[key]
+        return estimates
+
+    return RESAMPLED_CACHE.get(f"{found.key}/{resamples}/{seed}", resampled)
 
 
 def difference(a: CaseResult, b: CaseResult) -> Estimate:
