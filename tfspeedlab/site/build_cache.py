@@ -220,7 +220,7 @@ def trend_charts(draw: Callable[..., str], *args: Any) -> dict[str, ChartSource]
 
 
 def svg(source: ChartSource) -> str:
-    """The SVG of a chart, once drawn (``chart_drawing.finish`` has returned)."""
+    """The SVG of a chart, once drawn (``build_workers.finish`` has returned)."""
     return source.read_text(encoding="utf-8") if isinstance(source, Path) else source
 
 
