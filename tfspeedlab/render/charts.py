@@ -14,6 +14,7 @@ import matplotlib
 matplotlib.use("Agg")  # no display on CI machines or docs builders
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
+from matplotlib.backends.backend_svg import FigureCanvasSVG  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
@@ -302,10 +303,32 @@ def _legend_under_title(figure, results: ResultsFile, theme: Theme, whiskers: bo
 def figure_svg(figure) -> str:
     """The figure as SVG, its text as text (``svg.fonttype``), with any bidirectional or zero-width
     character a label brought written out (``hidden_characters``)."""
+    laid_out_for_svg(figure)
     buffer = io.StringIO()
     figure.savefig(buffer, format="svg", transparent=True, metadata={"Date": None})
     plt.close(figure)
     return hidden_characters.shown(buffer.getvalue())
+
+
+def laid_out_for_svg(figure) -> None:
+    """Run the figure's layout engine (constrained layout) as ``savefig`` runs it for an SVG, then
+    unset the engine: the positions it set stay, and ``savefig`` draws the figure once. Given an
+    engine, ``savefig`` draws the whole figure twice, the first time with nothing rendered, only to
+    run the engine: that draw was a fifth of a chart's time. The engine sees what it saw there: an
+    SVG canvas at 72 dpi (SVG's own), whose text measures as the saved file's does."""
+    engine = figure.get_layout_engine()
+    if engine is None:
+        return
+    if figure.axes:  # as ``Figure.draw`` runs it
+        canvas, dpi = figure.canvas, figure.dpi
+        FigureCanvasSVG(figure)  # the figure's canvas until set back below
+        try:
+            figure.dpi = 72
+            engine.execute(figure)
+        finally:
+            figure.set_canvas(canvas)
+            figure.dpi = dpi
+    figure.set_layout_engine(None)
 
 
 def has_host_layers(results: ResultsFile) -> bool:
