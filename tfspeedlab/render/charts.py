@@ -366,7 +366,9 @@ def host_layers_svg(results: ResultsFile, theme_name: str) -> str:
         axes.grid(axis="x", color=theme.grid, linewidth=0.6)
         open_frame(axes)
         _legend_under_title(figure, results, theme, whiskers=True, note=LAYERS_NOTE)
-        figure.canvas.draw()  # lay the figure out, then run the axis far enough for every label
+        # Lay the figure out (its engine alone: a whole draw rendered every pixel), then run the axis
+        # far enough for every label.
+        figure.get_layout_engine().execute(figure)
         bar_scale.make_room_for_labels(figure, {axes: placed}, {axes: unit})
         return figure_svg(figure)
 
