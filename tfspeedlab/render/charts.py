@@ -271,6 +271,13 @@ def _panel_title(axes, title: str) -> None:
                   textcoords="offset points", ha="left", va="bottom")
 
 
+def panel_title_at_top(axes, title: str) -> None:
+    """A panel's title from its left edge, at the top of an axes with no tick labels above it: where
+    matplotlib would place it itself, placed once. Left to place it, matplotlib measured the axes'
+    ticks again at every layout pass and draw (a fifth of a split grid chart's time)."""
+    axes.set_title(title, loc="left", y=1.0)
+
+
 def whisker_handle(theme: Theme):
     """A legend's entry for the whiskers: a line between two caps."""
     return Line2D([], [], color=theme.text, marker="|", markersize=9, markeredgewidth=1.2, linewidth=1.2,
