@@ -214,7 +214,34 @@ def plain_log_ticks(axis, label=lambda value: f"{value:g}") -> None:
     steps = (1.0, 2.0, 5.0) if decades <= _DECADES_AT_1_2_5[axis.axis_name] else (1.0,)
     axis.set_major_locator(ticker.LogLocator(subs=steps))
     axis.set_major_formatter(ticker.FuncFormatter(lambda value, _: label(value)))
+    axis.set_minor_locator(InView(axis.get_minor_locator()))
     axis.set_minor_formatter(ticker.NullFormatter())
+
+
+class InView(ticker.Locator):
+    """``locator``'s ticks that fall within the axis's limits (a hair beyond, as matplotlib draws a tick
+    within 1e-10 of the axis's span of its end). A log axis's minor locator gives a decade of ticks
+    past either end, which no drawing shows; but matplotlib makes a tick object for each (a quarter
+    of a split grid chart's time went to making ticks) and moves it at every layout pass and draw."""
+
+    # Kept: a tick within this share of a decade past an end, more than matplotlib draws.
+    SLACK = 1e-6
+
+    def __init__(self, locator: ticker.Locator):
+        self.locator = locator
+
+    def set_axis(self, axis) -> None:
+        super().set_axis(axis)
+        self.locator.set_axis(axis)
+
+    def __call__(self):
+        low, high = sorted(self.axis.get_view_interval())
+        return self.tick_values(low, high)
+
+    def tick_values(self, vmin: float, vmax: float):
+        low, high = sorted((vmin, vmax))
+        return [tick for tick in self.locator.tick_values(vmin, vmax)
+                if low * 10 ** -self.SLACK <= tick <= high * 10 ** self.SLACK]
 
 
 # At most this many labelled ticks fit across a figure at TEXT_PT (values up to four digits).
