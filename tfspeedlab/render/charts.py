@@ -299,9 +299,10 @@ def _panel_title(axes, title: str) -> None:
 
 
 def panel_title_at_top(axes, title: str) -> None:
-    """A panel's title from its left edge, at the top of an axes with no tick labels above it: where
-    matplotlib would place it itself, placed once. Left to place it, matplotlib measured the axes'
-    ticks again at every layout pass and draw (a fifth of a split grid chart's time)."""
+    """A panel's title from its left edge, at the top of an axes with nothing above it (no tick labels,
+    no axis offset such as "1e6"): where matplotlib would place it itself, placed once. Left to place
+    it, matplotlib measured the axes' ticks again at every layout pass and draw (a fifth of a split
+    grid chart's time)."""
     axes.set_title(title, loc="left", y=1.0)
 
 
