@@ -206,6 +206,10 @@ def bar_figure(results: ResultsFile, panels: list[Panel], note: str, theme: Them
             scales[axes] = panel.scale
             if panel.axis_label:
                 axes.set_xlabel("\n".join(_wrapped(panel.axis_label)), loc="left")
+            for axis in [axes.yaxis] + ([] if panel.axis_label else [axes.xaxis]):
+                # No label to draw: matplotlib would still measure the axis's ticks again at every draw
+                # to place it. This figure has no layout engine, so an empty label's place goes nowhere.
+                axis.set_label_coords(0, 0)
             y -= foot + PANEL_GAP_IN
         caption_share = add_caption(figure, results)
         figure.text(0.01, caption_share, "\n".join(notes), va="bottom", linespacing=1.2)
