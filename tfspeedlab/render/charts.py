@@ -306,6 +306,18 @@ def panel_title_at_top(axes, title: str) -> None:
     axes.set_title(title, loc="left", y=1.0)
 
 
+def unplaced_empty_labels(figure) -> None:
+    """Leave every empty axis label of a figure without a layout engine where it is: matplotlib
+    measured the axis's ticks again at every draw to place a label that draws nothing, and with no
+    layout engine an empty label's place counts for nothing. Call once the labels are set."""
+    if figure.get_layout_engine() is not None:  # it counts an empty label's place in the axes' extent
+        return
+    for axes in figure.axes:
+        for axis in (axes.xaxis, axes.yaxis):
+            if not axis.label.get_text():
+                axis.set_label_coords(0, 0)
+
+
 def whisker_handle(theme: Theme):
     """A legend's entry for the whiskers: a line between two caps."""
     return Line2D([], [], color=theme.text, marker="|", markersize=9, markeredgewidth=1.2, linewidth=1.2,
