@@ -1,7 +1,7 @@
 """A chart is drawn with no work its SVG does not show: a laid-out figure drawn once, no pixels
 rendered to measure its labels, no tick object past an axis's limits, a panel title placed once, no
-empty axis label placed. Each saving keeps the drawing (``assert_same_drawing``: the same SVG but for matplotlib's ids and
-its layout's last-digit noise)."""
+empty axis label placed. Each saving keeps the drawing (``assert_same_drawing``: the same SVG but
+for matplotlib's ids and its layout's last-digit noise)."""
 
 import io
 from pathlib import Path
