@@ -14,7 +14,8 @@ from tfspeedlab.core.units import format_bytes
 from tfspeedlab.core.wording import NO_GROWTH_BYTES_PER_CALL
 from tfspeedlab.memory.tables import keras_name, remedy_kind, remedy_of
 from tfspeedlab.render.charts import (FIGURE_WIDTH_IN, LINE_IN, TEXT_PT, THEMES, TITLE_PT, add_caption,
-                                      caption_height_in, chart_style, figure_svg, open_frame, wrapped_title)
+                                      caption_height_in, chart_style, figure_svg, open_frame, panel_title_at_top,
+                                      wrapped_title)
 
 # A dash per Keras (the memory page's text names them), as well as a panel each.
 KERAS_DASHES = {"tf.keras": "-", "tf_keras": "--"}
@@ -73,7 +74,7 @@ def memory_over_calls_svg(results: ResultsFile, theme_name: str) -> str:
                     axes.plot(found.calls, [value / scale for value in found.bytes_since_start], marker="o",
                               markersize=3.5, color=colours[remedy_of(case)],
                               linestyle=KERAS_DASHES.get(keras, ":"))
-                axes.set_title(keras_name(keras, results), loc="left")
+                panel_title_at_top(axes, keras_name(keras, results))
                 axes.axhline(0, color=theme.grid, linewidth=0.8)
                 axes.xaxis.set_major_locator(ticker.MaxNLocator(nbins=4, integer=True))
                 axes.grid(color=theme.grid, linewidth=0.6)

@@ -14,6 +14,7 @@ import matplotlib
 matplotlib.use("Agg")  # no display on CI machines or docs builders
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
+from matplotlib.backends.backend_svg import FigureCanvasSVG  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
@@ -213,7 +214,34 @@ def plain_log_ticks(axis, label=lambda value: f"{value:g}") -> None:
     steps = (1.0, 2.0, 5.0) if decades <= _DECADES_AT_1_2_5[axis.axis_name] else (1.0,)
     axis.set_major_locator(ticker.LogLocator(subs=steps))
     axis.set_major_formatter(ticker.FuncFormatter(lambda value, _: label(value)))
+    axis.set_minor_locator(InView(axis.get_minor_locator()))
     axis.set_minor_formatter(ticker.NullFormatter())
+
+
+class InView(ticker.Locator):
+    """``locator``'s ticks that fall within the axis's limits (a hair beyond, as matplotlib draws a tick
+    within 1e-10 of the axis's span of its end). A log axis's minor locator gives a decade of ticks
+    past either end, which no drawing shows; but matplotlib makes a tick object for each (a quarter
+    of a split grid chart's time went to making ticks) and moves it at every layout pass and draw."""
+
+    # Kept: a tick within this share of a decade past an end, more than matplotlib draws.
+    SLACK = 1e-6
+
+    def __init__(self, locator: ticker.Locator):
+        self.locator = locator
+
+    def set_axis(self, axis) -> None:
+        super().set_axis(axis)
+        self.locator.set_axis(axis)
+
+    def __call__(self):
+        low, high = sorted(self.axis.get_view_interval())
+        return self.tick_values(low, high)
+
+    def tick_values(self, vmin: float, vmax: float):
+        low, high = sorted((vmin, vmax))
+        return [tick for tick in self.locator.tick_values(vmin, vmax)
+                if low * 10 ** -self.SLACK <= tick <= high * 10 ** self.SLACK]
 
 
 # At most this many labelled ticks fit across a figure at TEXT_PT (values up to four digits).
@@ -270,6 +298,26 @@ def _panel_title(axes, title: str) -> None:
                   textcoords="offset points", ha="left", va="bottom")
 
 
+def panel_title_at_top(axes, title: str) -> None:
+    """A panel's title from its left edge, at the top of an axes with nothing above it (no tick labels,
+    no axis offset such as "1e6"): where matplotlib would place it itself, placed once. Left to place
+    it, matplotlib measured the axes' ticks again at every layout pass and draw (a fifth of a split
+    grid chart's time)."""
+    axes.set_title(title, loc="left", y=1.0)
+
+
+def unplaced_empty_labels(figure) -> None:
+    """Leave every empty axis label of a figure without a layout engine where it is: matplotlib
+    measured the axis's ticks again at every draw to place a label that draws nothing, and with no
+    layout engine an empty label's place counts for nothing. Call once the labels are set."""
+    if figure.get_layout_engine() is not None:  # it counts an empty label's place in the axes' extent
+        return
+    for axes in figure.axes:
+        for axis in (axes.xaxis, axes.yaxis):
+            if not axis.label.get_text():
+                axis.set_label_coords(0, 0)
+
+
 def whisker_handle(theme: Theme):
     """A legend's entry for the whiskers: a line between two caps."""
     return Line2D([], [], color=theme.text, marker="|", markersize=9, markeredgewidth=1.2, linewidth=1.2,
@@ -302,10 +350,32 @@ def _legend_under_title(figure, results: ResultsFile, theme: Theme, whiskers: bo
 def figure_svg(figure) -> str:
     """The figure as SVG, its text as text (``svg.fonttype``), with any bidirectional or zero-width
     character a label brought written out (``hidden_characters``)."""
+    laid_out_for_svg(figure)
     buffer = io.StringIO()
     figure.savefig(buffer, format="svg", transparent=True, metadata={"Date": None})
     plt.close(figure)
     return hidden_characters.shown(buffer.getvalue())
+
+
+def laid_out_for_svg(figure) -> None:
+    """Run the figure's layout engine (constrained layout) as ``savefig`` runs it for an SVG, then
+    unset the engine: the positions it set stay, and ``savefig`` draws the figure once. Given an
+    engine, ``savefig`` draws the whole figure twice, the first time with nothing rendered, only to
+    run the engine: that draw was a fifth of a chart's time. The engine sees what it saw there: an
+    SVG canvas at 72 dpi (SVG's own), whose text measures as the saved file's does."""
+    engine = figure.get_layout_engine()
+    if engine is None:
+        return
+    if figure.axes:  # as ``Figure.draw`` runs it
+        canvas, dpi = figure.canvas, figure.dpi
+        FigureCanvasSVG(figure)  # the figure's canvas until set back below
+        try:
+            figure.dpi = 72
+            engine.execute(figure)
+        finally:
+            figure.set_canvas(canvas)
+            figure.dpi = dpi
+    figure.set_layout_engine(None)
 
 
 def has_host_layers(results: ResultsFile) -> bool:
@@ -343,7 +413,9 @@ def host_layers_svg(results: ResultsFile, theme_name: str) -> str:
         axes.grid(axis="x", color=theme.grid, linewidth=0.6)
         open_frame(axes)
         _legend_under_title(figure, results, theme, whiskers=True, note=LAYERS_NOTE)
-        figure.canvas.draw()  # lay the figure out, then run the axis far enough for every label
+        # Lay the figure out (its engine alone: a whole draw rendered every pixel), then run the axis
+        # far enough for every label.
+        figure.get_layout_engine().execute(figure)
         bar_scale.make_room_for_labels(figure, {axes: placed}, {axes: unit})
         return figure_svg(figure)
 

@@ -16,7 +16,7 @@ from tfspeedlab.core.wording import ONE_PROCESS, time_ratio_word
 from tfspeedlab.render import bar_scale
 from tfspeedlab.render.charts import (FIGURE_WIDTH_IN, LINE_IN, TEXT_PT, THEMES, TIME_INTERVAL_NOTE, TITLE_PT, Theme,
                                       add_caption, caption_height_in, chart_style, figure_svg, line_chars, open_frame,
-                                      wrapped_title)
+                                      unplaced_empty_labels, wrapped_title)
 
 # Beside the time of a bar whose training case did not train.
 UNTRAINED_MARK = "did not train"
@@ -213,6 +213,7 @@ def bar_figure(results: ResultsFile, panels: list[Panel], note: str, theme: Them
         for axes, scale in scales.items():
             bar_scale.set_ticks(figure, axes, scale, tops[axes], TEXT_PT)
             _clear_reference_line(figure, axes, placed[axes])
+        unplaced_empty_labels(figure)
         return figure_svg(figure)
 
 

@@ -17,7 +17,8 @@ from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.stats.grid import pivot
 from tfspeedlab.core.wording import scale_mark
 from tfspeedlab.render.charts import (FIGURE_WIDTH_IN, LINE_IN, TEXT_PT, THEMES, TITLE_PT, add_caption,
-                                      caption_height_in, chart_style, figure_svg, line_chars, wrapped_title)
+                                      caption_height_in, chart_style, figure_svg, line_chars, unplaced_empty_labels,
+                                      wrapped_title)
 
 # From this many bars on, a grid is drawn as a matrix: at 0.3 in a bar, more would stand a chart
 # several screens tall.
@@ -99,6 +100,7 @@ def speedup_matrix_svg(results: ResultsFile, theme_name: str) -> str:
         bar.set_ticks(list(marks), labels=list(marks.values()))
         bar.ax.minorticks_off()
         bar.outline.set_visible(False)
+        unplaced_empty_labels(figure)
         return figure_svg(figure)
 
 

@@ -15,8 +15,8 @@ from tfspeedlab.core.results.schema import ResultsFile
 from tfspeedlab.core.stats.grid import pivots
 from tfspeedlab.render import bar_scale
 from tfspeedlab.render.charts import (FIGURE_WIDTH_IN, LINE_IN, TEXT_PT, THEMES, TITLE_PT, Theme, add_caption,
-                                      caption_height_in, chart_style, figure_svg, open_frame, plain_log_ticks,
-                                      wrapped_title)
+                                      caption_height_in, chart_style, figure_svg, open_frame, panel_title_at_top,
+                                      plain_log_ticks, wrapped_title)
 
 # The most series a panel draws: past about five, lines of near colours cross and hide each other.
 MAX_SERIES = 5
@@ -122,7 +122,10 @@ def split_grid_svg(results: ResultsFile, theme_name: str) -> str:
                     _draw_dumbbells(axes, grid, *dumbbell, theme)
                 else:
                     _draw_lines(axes, grid, group, numeric, styles)
-                axes.set_title(str(title), loc="left")
+                if numeric or everything:  # tick labels stand above the first panel of names only
+                    panel_title_at_top(axes, str(title))
+                else:
+                    axes.set_title(str(title), loc="left")
                 everything.append((axes, grid))
             if not shared_legend:
                 subfigure.legend(*_legend_entries(list(axes_row)), loc="outside upper left", ncols=2,
