@@ -1,5 +1,6 @@
 """Is a results file older than the code that measured it? Definitions compared without the noise."""
 
+import dataclasses
 from dataclasses import replace
 from pathlib import Path
 
@@ -134,9 +135,9 @@ def measured_at_a_known_commit(monkeypatch):
     monkeypatch.setattr(provenance, "_git", git)
     results = synthetic_results(example="small_ops")
     results = replace(results, environment={**results.environment, "git_commit": COMMIT})
-    provenance.DEFINITIONS_CACHE.clear()
+    provenance.forget_commits()
     yield results, asked
-    provenance.DEFINITIONS_CACHE.clear()
+    provenance.forget_commits()
 
 
 def at_the_commit(definitions):
@@ -208,3 +209,48 @@ def test_measuring_files_follow_a_subpackage_the_example_imports(monkeypatch):
     files = relative(provenance.measuring_files("time_breakdown"))
     assert {"examples/time_breakdown.py", "tfspeedlab/core/profiling/trace.py", "tfspeedlab/core/profiling/capture.py",
             "tfspeedlab/core/measure/timer.py"} <= files
+
+
+# ------------------------------------------------------------ a verdict kept between builds
+
+def test_a_kept_verdict_is_reused_until_a_measuring_file_changes(measured_at_a_known_commit, tmp_path, monkeypatch):
+    results, _ = measured_at_a_known_commit
+    at_the_commit(current_definitions("small_ops"))
+    first = provenance.freshness(results)
+    kept = provenance.FRESHNESS_CACHE.saved()
+    provenance.forget_commits()  # a new build: only what the cache kept
+    provenance.FRESHNESS_CACHE.load(kept)
+    assert provenance.freshness(results) == first
+    assert COMMIT not in provenance.DEFINITIONS_CACHE.asked  # nothing of the commit was read again
+
+    # The example script changed since: its verdict is not the kept one.
+    examples = tmp_path / "examples"
+    examples.mkdir()
+    script = REPO / "examples" / "small_ops.py"
+    (examples / "small_ops.py").write_text(
+        script.read_text(encoding="utf-8").replace("def workload(", "def workload_renamed(", 1), encoding="utf-8")
+    at_the_commit(current_definitions("small_ops"))  # the commit held the script as it is in the repository
+    monkeypatch.setenv("TFSPEEDLAB_EXAMPLES", str(examples))
+    provenance.FRESHNESS_CACHE.load(kept)
+    verdict = provenance.freshness(results)
+    assert (verdict.fresh, verdict.changed) == (False, "workload_renamed")
+    assert verdict.new
+
+
+@pytest.mark.parametrize("kept", [
+    [True, "yes", None, None, False],
+    [False, "code changed", "workload", "examples/small_ops.py", True],
+    [None, "unknown (commit not in this clone)", None, None, False],
+])
+def test_a_kept_verdict_reads_back_as_written(kept):
+    verdict = provenance.kept_freshness(kept)
+    assert verdict is not None and list(dataclasses.astuple(verdict)) == kept
+
+
+@pytest.mark.parametrize("kept", [
+    None, "yes", [True, "yes"], [True, "<script>alert(1)</script>", None, None, False],
+    [False, "yes", None, None, False], [True, "code changed", "x", "y", False], [False, "code changed", None, None, False],
+    [True, "yes", 3, None, False], [True, "yes", None, None, "no"], ["yes", "yes", None, None, False],
+])
+def test_a_kept_verdict_freshness_could_not_have_given_is_refused(kept):
+    assert provenance.kept_freshness(kept) is None

@@ -1,13 +1,12 @@
 """What a site build computes once and keeps under ``.cache/tfspeedlab/`` for the next build: bootstrap
 intervals and resamples, charts, each page's search entries, each notebook page's headings, which
-built pages were found free of unrendered directives, and the definitions the freshness check reads
-at each measured commit.
+built pages were found free of unrendered directives, and each results file's freshness verdict.
 
 A build spends most of its time on these, and ``mkdocs serve`` rebuilds the whole site after every
 save. Every entry is keyed by what it was computed from — the samples of both cases for an
 interval, the results and theme for a chart, a page's HTML and TOC for its search entries, the
-commit for its definitions — so a changed results file never meets a stale entry: its new samples
-have a new key. The whole cache is also tied to the package's own source (``code_version``): a
+measured commit and today's measuring files for a freshness verdict — so a changed results file
+never meets a stale entry: its new samples have a new key. The whole cache is also tied to the package's own source (``code_version``): a
 change to how anything is computed or drawn starts afresh. An entry no build has used for
 ``KEEP_BUILDS`` builds is dropped, so what a changed file made obsolete does not pile up, while
 builds from two results trees in turn (the published one and a reader's) both stay warm.
@@ -30,6 +29,7 @@ import json
 import math
 import os
 from collections.abc import Callable
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
@@ -134,6 +134,8 @@ KEPT_MEMOS = (
     KeptMemo("search", search_entries.SEARCH_ENTRIES, str, _text),
     KeptMemo("headings", notebook_pages.NOTEBOOK_HEADINGS, _headings_list, _headings),
     KeptMemo("clean_pages", unrendered.CLEAN_PAGES, bool, _flag),
+    KeptMemo("freshness", provenance.FRESHNESS_CACHE, lambda verdict: list(dataclasses.astuple(verdict)),
+             provenance.kept_freshness),
 )
 
 
@@ -154,8 +156,6 @@ def open_cache(root: Path) -> None:
         kept.memo.forget_asked()
         BuildCache.last_asked[kept.name] = last_asked
     BuildCache.chart_builds = dict(stored.get("charts", {}))
-    provenance.DEFINITIONS_CACHE.load({commit: {name: set(digests) for name, digests in found.items()}
-                                       for commit, found in stored.get("definitions", {}).items()})
 
 
 def _read_index(path: Path) -> dict[str, Any]:
@@ -248,7 +248,5 @@ def save() -> None:
             drawn.unlink(missing_ok=True)
     write_text_atomic(BuildCache.folder / INDEX_FILE, json.dumps({
         "code": code_version(), "build": build, **kept_memos, "charts": kept_charts,
-        "definitions": {commit: {name: sorted(digests) for name, digests in found.items()}
-                        for commit, found in provenance.DEFINITIONS_CACHE.saved().items()},
     }))
     BuildCache.folder = None

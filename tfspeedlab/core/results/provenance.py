@@ -199,8 +199,45 @@ def freshness(results: ResultsFile) -> Freshness:
         return Freshness(None, "unknown (no commit recorded)")
     if _git("cat-file", "-e", f"{measured}^{{commit}}") is None:
         return Freshness(None, "unknown (commit not in this clone)")
+    dirty = bool(results.environment.get("git_dirty"))
+    files = measuring_files(results.example)
+    return FRESHNESS_CACHE.get(_freshness_key(measured, dirty, files), lambda: _freshness(measured, dirty, files))
+
+
+# Each verdict by what it reads (``_freshness_key``): a site build keeps these between builds
+# (``tfspeedlab.site.build_cache``), so a warm build parses nothing when no measuring file changed.
+FRESHNESS_CACHE: Memo[str, Freshness] = Memo()
+# Every reason a verdict can give: a kept verdict must hold one of these (``kept_freshness``).
+REASONS = ("unknown (no commit recorded)", "unknown (commit not in this clone)", "code changed", "yes",
+           "yes (measured with uncommitted changes)")
+
+
+def kept_freshness(kept: object) -> Freshness | None:
+    """A verdict from its JSON form (``dataclasses.astuple``), or None for anything ``freshness`` could
+    not have given: a kept file someone edited must not put a made-up reason on the Runners page."""
+    if not (isinstance(kept, list) and len(kept) == 5):
+        return None
+    fresh, reason, changed, path, new = kept
+    if (fresh not in (True, False, None) or reason not in REASONS or not isinstance(new, bool)
+            or not all(item is None or isinstance(item, str) for item in (changed, path))
+            or (fresh is False) != (reason == "code changed") or (fresh is False) != (changed is not None)):
+        return None
+    return Freshness(fresh, reason, changed, path, new)
+
+
+def _freshness_key(measured: str, dirty: bool, files: list[Path]) -> str:
+    """A digest of all a verdict reads: the measured commit (whose files never change), whether it was
+    measured dirty, and each measuring file's path and bytes (or its absence)."""
+    key = hashlib.sha256(f"{measured}|{dirty}".encode())
+    for path in files:
+        key.update(b"|" + _repo_relative(path).encode() + b"\0")
+        key.update(path.read_bytes() if path.exists() else b"\0absent")
+    return key.hexdigest()
+
+
+def _freshness(measured: str, dirty: bool, files: list[Path]) -> Freshness:
     then = _KeptDefinitions(definitions_at(measured)) if measured in DEFINITIONS_CACHE else _commit_tree(measured)
-    for path in measuring_files(results.example):
+    for path in files:
         if not path.exists() or then.holds_unchanged(path):
             continue  # an unchanged file's definitions are the commit's own: each has its twin there
         near = then.near(path)
@@ -210,8 +247,7 @@ def freshness(results: ResultsFile) -> Freshness:
             held = then.named(name)
             if not dumps <= held:
                 return Freshness(False, "code changed", name, _repo_relative(path), new=not held)
-    dirty = " (measured with uncommitted changes)" if results.environment.get("git_dirty") else ""
-    return Freshness(True, "yes" + dirty)
+    return Freshness(True, "yes (measured with uncommitted changes)" if dirty else "yes")
 
 
 class _KeptDefinitions:
@@ -287,6 +323,7 @@ _commit_tree = functools.lru_cache(maxsize=64)(_CommitTree)
 def forget_commits() -> None:
     """Forget every commit's definitions read so far (kept or in part), as a new process would."""
     DEFINITIONS_CACHE.clear()
+    FRESHNESS_CACHE.clear()
     _commit_tree.cache_clear()
 
 # Each file version's text, by its blob hash, once read.
