@@ -1,10 +1,12 @@
 """What a site build computes once and keeps under ``.cache/tfspeedlab/`` for the next build: bootstrap
-intervals and resamples, charts, each page's search entries, each notebook page's headings, which
-built pages were found free of unrendered directives, and each results file's freshness verdict.
+intervals and resamples, charts, each page's directive expansion, each page's search entries, each
+notebook page's headings, which built pages were found free of unrendered directives, and each results
+file's freshness verdict.
 
 A build spends most of its time on these, and ``mkdocs serve`` rebuilds the whole site after every
 save. Every entry is keyed by what it was computed from — the samples of both cases for an
-interval, the results and theme for a chart, a page's HTML and TOC for its search entries, the
+interval, the results and theme for a chart, a page's text and everything its directives read,
+by content, for its expansion (``page_expansions``), a page's HTML and TOC for its search entries, the
 measured commit and today's measuring files for a freshness verdict — so a changed results file
 never meets a stale entry: its new samples have a new key. The whole cache is also tied to the package's own source (``code_version``): a
 change to how anything is computed or drawn starts afresh. An entry no build has used for
@@ -15,7 +17,8 @@ Nothing here changes a figure: a build with an empty cache, a full one or none (
 called, as in the unit tests) writes the same pages. A kept chart is published only if it is still
 nothing but a drawing (``chart_check``): one planted in the cache is drawn again from its results.
 Kept search entries and headings are used only if they are what Material and a page's HTML could
-give (``search_entries.replayable``, ``notebook_pages.notebook_headings``); any other kept value
+give (``search_entries.replayable``, ``notebook_pages.notebook_headings``), and a kept expansion only
+if it holds one Markdown for each of its page's directives; any other kept value
 that is not of its kind is ignored and computed again.
 """
 
@@ -43,7 +46,7 @@ from tfspeedlab.core.results.schema import ResultsFile, to_dict
 from tfspeedlab.core.results.store import write_text_atomic
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.render import charts
-from tfspeedlab.site import chart_check, chart_drawing, notebook_pages, search_entries, unrendered
+from tfspeedlab.site import chart_check, chart_drawing, notebook_pages, page_expansions, search_entries, unrendered
 
 CACHE_VARIABLE = "TFSPEEDLAB_CACHE"
 CACHE_DIR = Path(".cache") / "tfspeedlab"
@@ -131,6 +134,7 @@ def _headings(kept: Any) -> tuple[notebook_pages.Heading, ...] | None:
 KEPT_MEMOS = (
     KeptMemo("intervals", intervals.INTERVAL_CACHE, list, _interval),
     KeptMemo("resamples", intervals.RESAMPLED_CACHE, _resamples_text, _resamples),
+    KeptMemo("expansions", page_expansions.EXPANSIONS, page_expansions.encoded, page_expansions.decoded),
     KeptMemo("search", search_entries.SEARCH_ENTRIES, str, _text),
     KeptMemo("headings", notebook_pages.NOTEBOOK_HEADINGS, _headings_list, _headings),
     KeptMemo("clean_pages", unrendered.CLEAN_PAGES, bool, _flag),
