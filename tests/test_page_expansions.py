@@ -212,7 +212,8 @@ def test_the_digest_reads_content_not_modification_times(tmp_path):
     assert site_data.files_digest(tmp_path / "results").hexdigest() != before
 
 
-# A build in its own process, counting the pages it expands into a file.
+# A build in its own process, counting the pages it expands into a file, and saying last whether it
+# imported matplotlib (a build that draws no chart need not).
 COUNTING_BUILD = textwrap.dedent("""
     import sys
     from mkdocs.__main__ import cli
@@ -226,7 +227,8 @@ COUNTING_BUILD = textwrap.dedent("""
         return expand(text, context)
 
     markdown_ext.expand_apart = counted
-    cli(["build", "--strict", "-q", "-d", sys.argv[2]])
+    cli(["build", "--strict", "-q", "-d", sys.argv[2]], standalone_mode=False)
+    print("matplotlib imported" if "matplotlib" in sys.modules else "no matplotlib")
 """)
 
 
@@ -238,7 +240,7 @@ def test_a_build_in_a_new_process_expands_no_unchanged_page_and_writes_the_same_
     (tmp_path / "mkdocs.yml").write_text("site_name: tiny\nstrict: true\nplugins:\n  - tfspeedlab\n"
                                          "markdown_extensions:\n  - tables\n  - tfspeedlab.site.markdown_ext\n")
 
-    def build(number: int) -> tuple[list[str], dict[str, bytes]]:
+    def build(number: int) -> tuple[list[str], dict[str, bytes], str]:
         log, site = tmp_path / f"expanded-{number}", tmp_path / f"site-{number}"
         log.touch()
         completed = subprocess.run(
@@ -249,12 +251,14 @@ def test_a_build_in_a_new_process_expands_no_unchanged_page_and_writes_the_same_
                  "NO_MKDOCS_2_WARNING": "1", "SOURCE_DATE_EPOCH": "0"})  # no build date in the pages
         assert completed.returncode == 0, completed.stderr[-3000:]
         return (sorted(log.read_text().split()),
-                {str(page.relative_to(site)): page.read_bytes() for page in sorted(site.rglob("*.html"))})
+                {str(page.relative_to(site)): page.read_bytes() for page in sorted(site.rglob("*.html"))},
+                completed.stdout.strip())
 
-    cold_pages, cold = build(1)
+    cold_pages, cold, _ = build(1)
     assert cold_pages == sorted(PAGES)
-    warm_pages, warm = build(2)
+    warm_pages, warm, warm_imports = build(2)
     assert warm_pages == [] and warm == cold
+    assert warm_imports == "no matplotlib"  # every chart kept: nothing drawn
     (tmp_path / "docs" / "results.md").write_text(PAGES["results.md"] + "\nMore words.\n")
-    edited_pages, edited = build(3)
+    edited_pages, edited, _ = build(3)
     assert edited_pages == ["results.md"] and edited["index.html"] == cold["index.html"]

@@ -4,13 +4,13 @@ notebook page's headings, which built pages were found free of unrendered direct
 file's freshness verdict.
 
 A build spends most of its time on these, and ``mkdocs serve`` rebuilds the whole site after every
-save. Every entry is keyed by what it was computed from — the samples of both cases for an
-interval, the results and theme for a chart, a page's text and everything its directives read,
-by content, for its expansion (``page_expansions``), a page's HTML and TOC for its search entries, the
-measured commit and today's measuring files for a freshness verdict — so a changed results file
-never meets a stale entry: its new samples have a new key. The whole cache is also tied to the package's own source (``code_version``): a
-change to how anything is computed or drawn starts afresh. An entry no build has used for
-``KEEP_BUILDS`` builds is dropped, so what a changed file made obsolete does not pile up, while
+save. Every entry is keyed by what it was computed from — the samples of both cases for an interval, the
+results and theme for a chart, a page's text and everything its directives read, by content, for its
+expansion (``page_expansions``), a page's HTML and TOC for its search entries, the measured commit and
+today's measuring files for a freshness verdict — so a changed results file never meets a stale entry:
+its new samples have a new key. The whole cache is also tied to the package's own source
+(``code_version``): a change to how anything is computed or drawn starts afresh. An entry no build has
+used for ``KEEP_BUILDS`` builds is dropped, so what a changed file made obsolete does not pile up, while
 builds from two results trees in turn (the published one and a reader's) both stay warm.
 
 Nothing here changes a figure: a build with an empty cache, a full one or none (``open_cache`` not
@@ -18,8 +18,8 @@ called, as in the unit tests) writes the same pages. A kept chart is published o
 nothing but a drawing (``chart_check``): one planted in the cache is drawn again from its results.
 Kept search entries and headings are used only if they are what Material and a page's HTML could
 give (``search_entries.replayable``, ``notebook_pages.notebook_headings``), and a kept expansion only
-if it holds one Markdown for each of its page's directives; any other kept value
-that is not of its kind is ignored and computed again.
+if it holds one Markdown for each of its page's directives; any other kept value that is not of its
+kind is ignored and computed again.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import base64
 import binascii
 import functools
 import hashlib
+import importlib.metadata
 import json
 import math
 import os
@@ -37,7 +38,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
 
-import matplotlib
 import numpy as np
 
 from tfspeedlab.core.memo import Memo
@@ -59,8 +59,9 @@ PACKAGE = Path(__file__).resolve().parents[1]
 
 @functools.cache
 def code_version() -> str:
-    """A digest of the package's source and templates, and of matplotlib's version (it draws the charts)."""
-    digest = hashlib.sha256(matplotlib.__version__.encode())
+    """A digest of the package's source and templates, and of matplotlib's version (it draws the charts;
+    asked of its metadata, as a warm build imports no matplotlib)."""
+    digest = hashlib.sha256(importlib.metadata.version("matplotlib").encode())
     for path in sorted(PACKAGE.rglob("*.py")) + sorted(PACKAGE.rglob("*.j2")):
         digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
