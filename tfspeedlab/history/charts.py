@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import textwrap
 
-import matplotlib.pyplot as plt
-from matplotlib import ticker
-
 from tfspeedlab.core.results.history import ReleaseResults
 from tfspeedlab.core.spec.releases import KERAS_3_FROM, Release
 from tfspeedlab.core.units import select_unit
 from tfspeedlab.history import trends
 from tfspeedlab.render.charts import (FIGURE_WIDTH_IN, LINE_IN, TEXT_PT, THEMES, TIME_INTERVAL_NOTE, TITLE_PT,
                                       chart_style, figure_svg, line_chars, open_frame, plain_log_ticks,
-                                      wrap_at_separators)
+                                      pyplot, wrap_at_separators)
 
 # A line whose slowest release is this many times its fastest gets a log axis.
 LOG_SPREAD = 8.0
@@ -120,6 +117,8 @@ def trend_svg(series: dict[str, list[trends.TrendPoint]], releases: list[Release
     release that made Keras 3 ``tf.keras`` marked. More than ``MAX_SERIES`` lines go in several
     panels, on one time axis, each labelled by what its times are (``quantities``, by mode:
     ``trend_quantities``; a time per call where not given)."""
+    from matplotlib import ticker
+
     quantities = quantities or {}
     theme = THEMES[theme_name]
     estimates = [point.estimate_s for points in series.values() for point in points]
@@ -153,7 +152,7 @@ def trend_svg(series: dict[str, list[trends.TrendPoint]], releases: list[Release
     high = max(point.high_s for points in series.values() for point in points) / scale
     with chart_style(theme):
         height = title_in + sum(panel_in) + LINE_IN * len(caption_lines) + 0.1
-        figure = plt.figure(figsize=(FIGURE_WIDTH_IN, height), layout="constrained")
+        figure = pyplot().figure(figsize=(FIGURE_WIDTH_IN, height), layout="constrained")
         heads, *panels = figure.subfigures(len(groups) + 1, 1, height_ratios=[title_in] + panel_in)
         heads.text(0.01, 0.5, _legend_title(example, workload, sittings, cold), va="center", ha="left", size=TITLE_PT)
         for subfigure, group in zip(panels, groups):

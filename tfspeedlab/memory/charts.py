@@ -4,10 +4,6 @@ example's malloc settings: every line can be told from the others)."""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
-from matplotlib import ticker
-from matplotlib.patches import Patch
-
 from tfspeedlab.core.results.schema import ResultsFile
 from tfspeedlab.core.stats import memory_growth
 from tfspeedlab.core.units import format_bytes
@@ -15,7 +11,7 @@ from tfspeedlab.core.wording import NO_GROWTH_BYTES_PER_CALL
 from tfspeedlab.memory.tables import keras_name, remedy_kind, remedy_of
 from tfspeedlab.render.charts import (FIGURE_WIDTH_IN, LINE_IN, TEXT_PT, THEMES, TITLE_PT, add_caption,
                                       caption_height_in, chart_style, figure_svg, open_frame, panel_title_at_top,
-                                      wrapped_title)
+                                      pyplot, wrapped_title)
 
 # A dash per Keras (the memory page's text names them), as well as a panel each.
 KERAS_DASHES = {"tf.keras": "-", "tf_keras": "--"}
@@ -38,6 +34,10 @@ def memory_over_calls_svg(results: ResultsFile, theme_name: str) -> str:
     calls made, a line per remedy (what runs after each call, or the malloc setting where a file
     compares those), each the mean over the case's processes; the band of growth too
     small to call growth shaded and named in the legend."""
+    from matplotlib import ticker
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
     theme = THEMES[theme_name]
     calls = list(dict.fromkeys(str(case.params["call"]) for case in results.cases))
     kerases = list(dict.fromkeys(str(case.params["keras"]) for case in results.cases))
@@ -47,7 +47,7 @@ def memory_over_calls_svg(results: ResultsFile, theme_name: str) -> str:
     top_in = (title.count("\n") + 1) * TITLE_PT * 1.3 / 72 + 0.25 + ((len(remedies) + 2) // 2 + 1) * LINE_IN * 1.2
     with chart_style(theme):
         height = top_in + ROW_IN * len(calls) + caption_height_in(results)
-        figure = plt.figure(figsize=(FIGURE_WIDTH_IN, height), layout="constrained")
+        figure = pyplot().figure(figsize=(FIGURE_WIDTH_IN, height), layout="constrained")
         caption_share = add_caption(figure, results)
         figure.get_layout_engine().set(rect=(0, caption_share, 1, 1 - caption_share))
         heads, *rows = figure.subfigures(len(calls) + 1, 1, height_ratios=[top_in] + [ROW_IN] * len(calls))
@@ -80,7 +80,7 @@ def memory_over_calls_svg(results: ResultsFile, theme_name: str) -> str:
                 axes.grid(color=theme.grid, linewidth=0.6)
                 open_frame(axes)
         heads.text(0.01, 0.97, title, va="top", ha="left", size=TITLE_PT)
-        handles = [plt.Line2D([], [], color=colours[remedy], marker="o", markersize=3.5) for remedy in remedies]
+        handles = [Line2D([], [], color=colours[remedy], marker="o", markersize=3.5) for remedy in remedies]
         handles.append(Patch(facecolor=theme.grid, alpha=0.45, linewidth=0))
         heads.legend(handles, [*remedies, BAND_LABEL], loc="lower left", ncols=2, frameon=False,
                      labelcolor=theme.text, handlelength=2.2, columnspacing=1.2, borderaxespad=0.2,

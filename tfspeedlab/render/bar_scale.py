@@ -16,9 +16,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from matplotlib import ticker
-from matplotlib.font_manager import FontProperties
-
 from tfspeedlab.core.results.schema import CaseResult
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.units import UNIT_SPACE, format_significant, format_time, select_unit
@@ -182,6 +179,8 @@ def set_ticks(figure, axes, scale: Scale, top: float, size_pt: float) -> None:
     whisker, in the axis's unit), densest steps first where their labels fit; the room beyond, kept
     for the bars' labels, has no ticks. Call after ``make_room_for_labels``."""
     start, end = axes.get_xlim()
+    from matplotlib import ticker  # where a chart is drawn (``charts.pyplot``)
+
     for steps in TICK_STEPS if scale.log else ((1.0, 2.0, 2.5, 5.0),):
         ticks = _log_ticks(start, top, steps) if scale.log else _linear_ticks(top)
         ticks = [tick for tick in ticks if start <= tick <= end]
@@ -213,6 +212,8 @@ def _log_ticks(start: float, top: float, steps: tuple[float, ...]) -> list[float
 
 
 def _linear_ticks(top: float) -> list[float]:
+    from matplotlib import ticker
+
     found = [tick for tick in ticker.MaxNLocator(nbins=4, steps=[1, 2, 2.5, 5, 10]).tick_values(0, top) if tick >= 0]
     return found[: next((i for i, tick in enumerate(found) if tick >= top), len(found) - 1) + 1]
 
@@ -220,6 +221,8 @@ def _linear_ticks(top: float) -> list[float]:
 def _inside_figure(figure, axes, ticks: list[float], labels: list[str], size_pt: float) -> list[float]:
     """The ticks whose labels, centred under them, stay inside the figure (the first tick of a
     panel at the figure's left edge would have half its label cut off)."""
+    from matplotlib.font_manager import FontProperties
+
     renderer = figure.canvas.get_renderer()
     font = FontProperties(size=size_pt)
     right = figure.bbox.width
@@ -234,6 +237,8 @@ def _inside_figure(figure, axes, ticks: list[float], labels: list[str], size_pt:
 
 def _labels_fit(figure, axes, ticks: list[float], labels: list[str], size_pt: float) -> bool:
     """Whether the tick labels, centred under their ticks, keep ``TICK_GAP_EM`` apart."""
+    from matplotlib.font_manager import FontProperties
+
     renderer = figure.canvas.get_renderer()
     font = FontProperties(size=size_pt)
     xs = [axes.transData.transform((tick, 0))[0] for tick in ticks]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 import re
@@ -9,21 +10,27 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import matplotlib
+from tfspeedlab.core.profiling import HOST_LAYER_LABELS, HOST_LAYERS
+from tfspeedlab.core.results.cpu import cpu_name
+from tfspeedlab.core.results.schema import ResultsFile
+from tfspeedlab.core.stats import op_layers, sweeps
+from tfspeedlab.core.units import select_unit
+from tfspeedlab.render import bar_scale, hidden_characters
 
-matplotlib.use("Agg")  # no display on CI machines or docs builders
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib import ticker  # noqa: E402
-from matplotlib.backends.backend_svg import FigureCanvasSVG  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
 
-from tfspeedlab.core.profiling import HOST_LAYER_LABELS, HOST_LAYERS  # noqa: E402
-from tfspeedlab.core.results.cpu import cpu_name  # noqa: E402
-from tfspeedlab.core.results.schema import ResultsFile  # noqa: E402
-from tfspeedlab.core.stats import op_layers, sweeps  # noqa: E402
-from tfspeedlab.core.units import select_unit  # noqa: E402
-from tfspeedlab.render import bar_scale, hidden_characters  # noqa: E402
+@functools.cache
+def pyplot():
+    """matplotlib's pyplot, drawing to files (Agg: no display on CI machines or docs builders).
+
+    matplotlib is imported the first time a chart is drawn, not with the modules that draw them: a warm
+    site build draws no chart, and importing it was a twentieth of that build. A cold build's workers,
+    which draw them, import it each (``site.chart_drawing``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 # A chart is drawn at a phone's density and shown at its natural size on a
 # wider screen. On a phone (a 390 px window leaves a 358 px column) the browser
@@ -140,10 +147,13 @@ def wrap_at_separators(text: str, separator: str = " · ", width: int = line_cha
 def sweep_svg(results: ResultsFile, theme_name: str) -> str:
     """Time per call against the swept parameter, one line per mode, its 95% interval as a band edged
     in the line's colour (where two bands overlap, each keeps its outline); log-log."""
+    from matplotlib.patches import Patch
+
     theme = THEMES[theme_name]
     x_name = sweeps.sweep_parameter(results)
     with chart_style(theme):
-        figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 4.4 + caption_height_in(results, TIME_INTERVAL_NOTE)))
+        height = 4.4 + caption_height_in(results, TIME_INTERVAL_NOTE)
+        figure, axes = pyplot().subplots(figsize=(FIGURE_WIDTH_IN, height))
         for index, mode in enumerate(sweeps.modes(results)):
             points = sweeps.sweep_cases(results, mode)
             xs = [x for x, _ in points]
@@ -191,7 +201,7 @@ def compact_number(value: float) -> str:
 def chart_style(theme: Theme):
     # Every text drawn as the text it is: matplotlib reads "$…$" in a label as a formula ("cost $x^{99}$"
     # drawn as a power; "$\frac{1}{$" stopped the build), and labels come from results files.
-    return plt.rc_context({"text.parse_math": False, "text.usetex": False,
+    return pyplot().rc_context({"text.parse_math": False, "text.usetex": False,
                            "svg.fonttype": "none", "svg.hashsalt": "tfspeedlab", "font.size": TEXT_PT,
                            "axes.titlesize": TEXT_PT, "figure.titlesize": TITLE_PT, "legend.fontsize": TEXT_PT,
                            "font.family": "sans-serif", "text.color": theme.text,
@@ -207,6 +217,8 @@ _DECADES_AT_1_2_5 = {"x": 1.5, "y": 3.5}
 def plain_log_ticks(axis, label=lambda value: f"{value:g}") -> None:
     """Call once the axis's limits are set: how many decades they span picks the ticks, ``label``
     words each."""
+    from matplotlib import ticker
+
     # Plain numbers at 1-2-5 steps read better than powers of ten; over many
     # decades they would collide, so only the powers of ten are labelled.
     low, high = getattr(axis.axes, f"get_{axis.axis_name}lim")()
@@ -214,34 +226,41 @@ def plain_log_ticks(axis, label=lambda value: f"{value:g}") -> None:
     steps = (1.0, 2.0, 5.0) if decades <= _DECADES_AT_1_2_5[axis.axis_name] else (1.0,)
     axis.set_major_locator(ticker.LogLocator(subs=steps))
     axis.set_major_formatter(ticker.FuncFormatter(lambda value, _: label(value)))
-    axis.set_minor_locator(InView(axis.get_minor_locator()))
+    axis.set_minor_locator(in_view_locator()(axis.get_minor_locator()))
     axis.set_minor_formatter(ticker.NullFormatter())
 
 
-class InView(ticker.Locator):
-    """``locator``'s ticks that fall within the axis's limits (a hair beyond, as matplotlib draws a tick
-    within 1e-10 of the axis's span of its end). A log axis's minor locator gives a decade of ticks
-    past either end, which no drawing shows; but matplotlib makes a tick object for each (a quarter
-    of a split grid chart's time went to making ticks) and moves it at every layout pass and draw."""
+@functools.cache
+def in_view_locator() -> type:
+    """The ``InView`` tick locator: a class of matplotlib's, made the first time a chart needs it (``pyplot``)."""
+    from matplotlib import ticker
 
-    # Kept: a tick within this share of a decade past an end, more than matplotlib draws.
-    SLACK = 1e-6
+    class InView(ticker.Locator):
+        """``locator``'s ticks that fall within the axis's limits (a hair beyond, as matplotlib draws a tick
+        within 1e-10 of the axis's span of its end). A log axis's minor locator gives a decade of ticks
+        past either end, which no drawing shows; but matplotlib makes a tick object for each (a quarter
+        of a split grid chart's time went to making ticks) and moves it at every layout pass and draw."""
 
-    def __init__(self, locator: ticker.Locator):
-        self.locator = locator
+        # Kept: a tick within this share of a decade past an end, more than matplotlib draws.
+        SLACK = 1e-6
 
-    def set_axis(self, axis) -> None:
-        super().set_axis(axis)
-        self.locator.set_axis(axis)
+        def __init__(self, locator: ticker.Locator):
+            self.locator = locator
 
-    def __call__(self):
-        low, high = sorted(self.axis.get_view_interval())
-        return self.tick_values(low, high)
+        def set_axis(self, axis) -> None:
+            super().set_axis(axis)
+            self.locator.set_axis(axis)
 
-    def tick_values(self, vmin: float, vmax: float):
-        low, high = sorted((vmin, vmax))
-        return [tick for tick in self.locator.tick_values(vmin, vmax)
-                if low * 10 ** -self.SLACK <= tick <= high * 10 ** self.SLACK]
+        def __call__(self):
+            low, high = sorted(self.axis.get_view_interval())
+            return self.tick_values(low, high)
+
+        def tick_values(self, vmin: float, vmax: float):
+            low, high = sorted((vmin, vmax))
+            return [tick for tick in self.locator.tick_values(vmin, vmax)
+                    if low * 10 ** -self.SLACK <= tick <= high * 10 ** self.SLACK]
+
+    return InView
 
 
 # At most this many labelled ticks fit across a figure at TEXT_PT (values up to four digits).
@@ -320,6 +339,8 @@ def unplaced_empty_labels(figure) -> None:
 
 def whisker_handle(theme: Theme):
     """A legend's entry for the whiskers: a line between two caps."""
+    from matplotlib.lines import Line2D
+
     return Line2D([], [], color=theme.text, marker="|", markersize=9, markeredgewidth=1.2, linewidth=1.2,
                   label=WHISKER_LABEL)
 
@@ -353,7 +374,7 @@ def figure_svg(figure) -> str:
     laid_out_for_svg(figure)
     buffer = io.StringIO()
     figure.savefig(buffer, format="svg", transparent=True, metadata={"Date": None})
-    plt.close(figure)
+    pyplot().close(figure)
     return hidden_characters.shown(buffer.getvalue())
 
 
@@ -363,6 +384,8 @@ def laid_out_for_svg(figure) -> None:
     engine, ``savefig`` draws the whole figure twice, the first time with nothing rendered, only to
     run the engine: that draw was a fifth of a chart's time. The engine sees what it saw there: an
     SVG canvas at 72 dpi (SVG's own), whose text measures as the saved file's does."""
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+
     engine = figure.get_layout_engine()
     if engine is None:
         return
@@ -390,7 +413,7 @@ def host_layers_svg(results: ResultsFile, theme_name: str) -> str:
     cases = list(results.cases)
     unit_name, scale = select_unit(max(case.measurement.per_call_s for case in cases))  # short tick labels
     with chart_style(theme):
-        figure, axes = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.5 * len(cases) + 2.6
+        figure, axes = pyplot().subplots(figsize=(FIGURE_WIDTH_IN, 0.5 * len(cases) + 2.6
                                              + caption_height_in(results, LAYERS_NOTE)), layout="constrained")
         positions = list(range(len(cases))[::-1])
         left = [0.0] * len(cases)
@@ -430,7 +453,7 @@ def op_layers_svg(results: ResultsFile, theme_name: str) -> str:
     with chart_style(theme):
         height = 2.2 * len(sizes) + 1.2 + caption_height_in(results, TIME_INTERVAL_NOTE) + LINE_IN * sum(
             not op_layers.is_breakdown(results, size) for size in sizes)
-        figure, panels = plt.subplots(len(sizes), 1, figsize=(FIGURE_WIDTH_IN, height), squeeze=False,
+        figure, panels = pyplot().subplots(len(sizes), 1, figsize=(FIGURE_WIDTH_IN, height), squeeze=False,
                                       layout="constrained")
         for axes, size in zip(panels[:, 0], sizes):
             rows = op_layers.entries(results, size)

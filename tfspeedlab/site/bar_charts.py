@@ -7,8 +7,6 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 
-import matplotlib.pyplot as plt
-
 from tfspeedlab.core.results.schema import CaseResult, ResultsFile
 from tfspeedlab.core.stats import intervals, summary
 from tfspeedlab.core.units import format_time
@@ -16,7 +14,7 @@ from tfspeedlab.core.wording import ONE_PROCESS, time_ratio_word
 from tfspeedlab.render import bar_scale
 from tfspeedlab.render.charts import (FIGURE_WIDTH_IN, LINE_IN, TEXT_PT, THEMES, TIME_INTERVAL_NOTE, TITLE_PT, Theme,
                                       add_caption, caption_height_in, chart_style, figure_svg, line_chars, open_frame,
-                                      unplaced_empty_labels, wrapped_title)
+                                      pyplot, unplaced_empty_labels, wrapped_title)
 
 # Beside the time of a bar whose training case did not train.
 UNTRAINED_MARK = "did not train"
@@ -190,7 +188,7 @@ def bar_figure(results: ResultsFile, panels: list[Panel], note: str, theme: Them
                            for head, body, foot in zip(heads, bodies, feet))
               + len(notes) * LINE_IN + caption_height_in(results))
     with chart_style(theme):
-        figure = plt.figure(figsize=(FIGURE_WIDTH_IN, height))
+        figure = pyplot().figure(figsize=(FIGURE_WIDTH_IN, height))
         figure.text(0.01, 1 - 0.06 / height, wrapped_title(results), va="top", ha="left", size=TITLE_PT)
         placed, scales, tops = {}, {}, {}
         y = height - top_in  # the top of what comes next, in inches from the foot

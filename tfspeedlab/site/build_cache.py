@@ -1,22 +1,25 @@
 """What a site build computes once and keeps under ``.cache/tfspeedlab/`` for the next build: bootstrap
-intervals and resamples, charts, each page's search entries, each notebook page's headings, which
-built pages were found free of unrendered directives, and each results file's freshness verdict.
+intervals and resamples, charts, each page's directive expansion, each page's search entries, each
+notebook page's headings, which built pages were found free of unrendered directives, and each results
+file's freshness verdict.
 
 A build spends most of its time on these, and ``mkdocs serve`` rebuilds the whole site after every
-save. Every entry is keyed by what it was computed from — the samples of both cases for an
-interval, the results and theme for a chart, a page's HTML and TOC for its search entries, the
-measured commit and today's measuring files for a freshness verdict — so a changed results file
-never meets a stale entry: its new samples have a new key. The whole cache is also tied to the package's own source (``code_version``): a
-change to how anything is computed or drawn starts afresh. An entry no build has used for
-``KEEP_BUILDS`` builds is dropped, so what a changed file made obsolete does not pile up, while
+save. Every entry is keyed by what it was computed from — the samples of both cases for an interval, the
+results and theme for a chart, a page's text and everything its directives read, by content, for its
+expansion (``page_expansions``), a page's HTML and TOC for its search entries, the measured commit and
+today's measuring files for a freshness verdict — so a changed results file never meets a stale entry:
+its new samples have a new key. The whole cache is also tied to the package's own source
+(``code_version``): a change to how anything is computed or drawn starts afresh. An entry no build has
+used for ``KEEP_BUILDS`` builds is dropped, so what a changed file made obsolete does not pile up, while
 builds from two results trees in turn (the published one and a reader's) both stay warm.
 
 Nothing here changes a figure: a build with an empty cache, a full one or none (``open_cache`` not
 called, as in the unit tests) writes the same pages. A kept chart is published only if it is still
 nothing but a drawing (``chart_check``): one planted in the cache is drawn again from its results.
 Kept search entries and headings are used only if they are what Material and a page's HTML could
-give (``search_entries.replayable``, ``notebook_pages.notebook_headings``); any other kept value
-that is not of its kind is ignored and computed again.
+give (``search_entries.replayable``, ``notebook_pages.notebook_headings``), and a kept expansion only
+if it holds one Markdown for each of its page's directives; any other kept value that is not of its
+kind is ignored and computed again.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import base64
 import binascii
 import functools
 import hashlib
+import importlib.metadata
 import json
 import math
 import os
@@ -34,7 +38,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
 
-import matplotlib
 import numpy as np
 
 from tfspeedlab.core.memo import Memo
@@ -43,7 +46,7 @@ from tfspeedlab.core.results.schema import ResultsFile, to_dict
 from tfspeedlab.core.results.store import write_text_atomic
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.render import charts
-from tfspeedlab.site import chart_check, chart_drawing, notebook_pages, search_entries, unrendered
+from tfspeedlab.site import chart_check, chart_drawing, notebook_pages, page_expansions, search_entries, unrendered
 
 CACHE_VARIABLE = "TFSPEEDLAB_CACHE"
 CACHE_DIR = Path(".cache") / "tfspeedlab"
@@ -56,8 +59,9 @@ PACKAGE = Path(__file__).resolve().parents[1]
 
 @functools.cache
 def code_version() -> str:
-    """A digest of the package's source and templates, and of matplotlib's version (it draws the charts)."""
-    digest = hashlib.sha256(matplotlib.__version__.encode())
+    """A digest of the package's source and templates, and of matplotlib's version (it draws the charts;
+    asked of its metadata, as a warm build imports no matplotlib)."""
+    digest = hashlib.sha256(importlib.metadata.version("matplotlib").encode())
     for path in sorted(PACKAGE.rglob("*.py")) + sorted(PACKAGE.rglob("*.j2")):
         digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
@@ -131,6 +135,7 @@ def _headings(kept: Any) -> tuple[notebook_pages.Heading, ...] | None:
 KEPT_MEMOS = (
     KeptMemo("intervals", intervals.INTERVAL_CACHE, list, _interval),
     KeptMemo("resamples", intervals.RESAMPLED_CACHE, _resamples_text, _resamples),
+    KeptMemo("expansions", page_expansions.EXPANSIONS, page_expansions.encoded, page_expansions.decoded),
     KeptMemo("search", search_entries.SEARCH_ENTRIES, str, _text),
     KeptMemo("headings", notebook_pages.NOTEBOOK_HEADINGS, _headings_list, _headings),
     KeptMemo("clean_pages", unrendered.CLEAN_PAGES, bool, _flag),

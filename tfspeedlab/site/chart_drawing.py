@@ -3,7 +3,8 @@
 Drawing every chart (matplotlib) was a third of a cold build, and nothing on a page waits for a
 chart: a page names its SVG's URL, and MkDocs copies the file only after every page is rendered. So
 each chart that is not in the build cache goes to the build's workers (``build_workers``, forked from
-the build, which has imported matplotlib), after the notebook pages' work, and a worker writes it
+the build; the first chart a worker draws imports matplotlib, ``charts.pyplot``), after the notebook
+pages' work, and a worker writes it
 where the cache keeps it; the plugin waits for them before MkDocs copies the files
 (``build_workers.finish``). A worker draws a chart once and
 recolours it for the other theme where it can (``charts.drawn_in_themes``). Where there is no pool

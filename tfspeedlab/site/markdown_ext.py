@@ -36,7 +36,7 @@ from markdown.preprocessors import Preprocessor
 from tfspeedlab.render import hidden_characters
 from tfspeedlab.render.context import ClaimsLedger, Context
 from tfspeedlab.render.errors import DirectiveError
-from tfspeedlab.site import site_data, tooltips
+from tfspeedlab.site import page_expansions, site_data, tooltips
 from tfspeedlab.site.directives import render
 
 try:  # MkDocs (and ProperDocs, which answers for ``mkdocs.*``) report a BuildError in one line
@@ -109,10 +109,8 @@ def expand_apart(text: str, context: Context) -> Expansion:
     ``Expansion.filled``; ``DirectiveBuildError`` for one that cannot be rendered as written."""
     if (problem := malformed_directive(text)) is not None:
         raise DirectiveBuildError(f"{context.page_uri}: {problem}")
-    directives: list[str] = []
     outputs: list[str] = []
-
-    def replace(match: re.Match) -> str:
+    for match in DIRECTIVE.finditer(text):
         try:
             output = render(match["name"], shlex.split(match["args"]), context)
         except (DirectiveError, ValueError) as error:  # ValueError: shlex's unbalanced quote
@@ -123,14 +121,23 @@ def expand_apart(text: str, context: Context) -> Expansion:
         indent = text[line_start:match.start()]
         if indent and not indent.strip():
             output = output.replace("\n", "\n" + indent)
-        directives.append(match[0])
         # A bidirectional or zero-width character in a string from a file, written out (the loaders
         # refuse them; this catches any a check missed, in prose, a table or a code block alike).
         outputs.append(hidden_characters.shown(output))
-        return f"{_PLACEHOLDER}{len(outputs) - 1}-"
+    return held_apart(context.page_uri, text, tuple(outputs))
 
-    expanded = DIRECTIVE.sub(replace, text)
-    return Expansion(context.page_uri, expanded, tuple(directives), tuple(outputs))
+
+def held_apart(page_uri: str, text: str, outputs: tuple[str, ...]) -> Expansion:
+    """``text`` with a placeholder for each directive, standing for its Markdown in ``outputs`` (one
+    each, in page order): made now, or kept from an earlier build, whose placeholders were its own."""
+    directives: list[str] = []
+
+    def hold(match: re.Match) -> str:
+        directives.append(match[0])
+        return f"{_PLACEHOLDER}{len(directives) - 1}-"
+
+    expanded = DIRECTIVE.sub(hold, text)
+    return Expansion(page_uri, expanded, tuple(directives), outputs)
 
 
 def page_of(md: markdown.Markdown) -> tuple[str, str]:
@@ -142,10 +149,6 @@ def page_of(md: markdown.Markdown) -> tuple[str, str]:
     return page_file.src_uri, page_file.url
 
 
-# Each page's expansion, by the data it was made from and the page's own text: ``mkdocs serve``
-# rebuilds every page after one is saved, and the others need not be expanded again.
-_EXPANDED: dict[tuple, tuple[Expansion, list]] = {}
-_EXPANDED_PAGES = 256
 # The figures this build's pages stated (``Context.claim``), one ledger per load of the data: pages
 # built from one results tree must state one figure per claim. ``start_build`` empties it.
 _LEDGERS: dict[int, ClaimsLedger] = {}
@@ -175,24 +178,31 @@ class DirectivePreprocessor(Preprocessor):
             raise DirectiveBuildError(f"tfspeedlab: {error}") from None
         page_uri, page_url = page_of(self.md)
         repo_url = self.extension.getConfig("repo_url") or None
-        key = (data.generation, page_uri, page_url, repo_url, text)
+        key = page_expansions.key(data.inputs, page_uri, page_url, repo_url, text)
         context = Context(results=data.results, results_root=data.results_root, page_uri=page_uri,
                           page_url=page_url, repo_url=repo_url, models=data.models,
                           known_examples=data.known_examples, history=data.history, diagnoses=data.diagnoses,
                           remeasures=data.remeasures, remeasures_shown=data.remeasures_shown,
                           cpu_name=data.cpu_names, ledger=_LEDGERS.setdefault(data.generation, ClaimsLedger()))
-        if key in _EXPANDED:  # the same page from the same data: its figures, stated again in this build
-            expanded, claims = _EXPANDED[key]
+        made: list[Expansion] = []
+
+        def expand() -> page_expansions.KeptExpansion:
+            made.append(expand_apart(text, context))
+            return page_expansions.KeptExpansion(made[0].outputs, tuple(context.page.claims))
+
+        # The same page from the same inputs, in this build or an earlier one: kept, not expanded again
+        # (one Markdown for each of its directives, or it is expanded afresh).
+        kept = page_expansions.EXPANSIONS.get(
+            key, expand, usable=lambda kept: len(kept.outputs) == sum(1 for _ in DIRECTIVE.finditer(text)))
+        if made:
+            expanded = made[0]
+        else:  # its figures, stated again in this build
+            expanded = held_apart(page_uri, text, kept.outputs)
             try:
-                for what, figure in claims:
+                for what, figure in kept.claims:
                     context.claim(what, figure)
             except DirectiveError as error:
                 raise DirectiveBuildError(f"{page_uri}: {error}") from None
-        else:
-            expanded = expand_apart(text, context)
-            if len(_EXPANDED) >= _EXPANDED_PAGES:
-                _EXPANDED.clear()
-            _EXPANDED[key] = (expanded, list(context.page.claims))
         self.pending = expanded
         return expanded.text.split("\n")
 

@@ -9,16 +9,14 @@ import math
 import textwrap
 
 import numpy as np
-from matplotlib import colors
-import matplotlib.pyplot as plt
 
 from tfspeedlab.core.results.schema import ResultsFile
 from tfspeedlab.core.stats import intervals
 from tfspeedlab.core.stats.grid import pivot
 from tfspeedlab.core.wording import scale_mark
 from tfspeedlab.render.charts import (FIGURE_WIDTH_IN, LINE_IN, TEXT_PT, THEMES, TITLE_PT, add_caption,
-                                      caption_height_in, chart_style, figure_svg, line_chars, unplaced_empty_labels,
-                                      wrapped_title)
+                                      caption_height_in, chart_style, figure_svg, line_chars, pyplot,
+                                      unplaced_empty_labels, wrapped_title)
 
 # From this many bars on, a grid is drawn as a matrix: at 0.3 in a bar, more would stand a chart
 # several screens tall.
@@ -62,6 +60,9 @@ def speedup_matrix_svg(results: ResultsFile, theme_name: str) -> str:
     """Rows × columns, each cell coloured by its speed-up over the column's baseline on a log scale
     (the theme's green for faster, its purple for slower: neither is the orange that marks a baseline
     bar on the same pages), hatched and uncoloured where unclear."""
+    from matplotlib import colors
+
+    plt = pyplot()
     theme = THEMES[theme_name]
     rows, columns, speedups, clear = speedup_cells(results)
     scale = colors.LinearSegmentedColormap.from_list(

@@ -4,12 +4,14 @@ The MkDocs plugin (charts, the simulator's data) and the Markdown extension (the
 need the results, the release history, the committed diagnoses and the cost models (fitted the
 first time something asks for one). They share one load: ``load`` keeps the last tree it read,
 keyed by every file's path, size and modification time, so a build reads it once and ``mkdocs
-serve`` reads it again only when a file under it changed.
+serve`` reads it again only when a file under it changed. Each load also digests what it read by
+content (``SiteData.inputs``): what a page's expansion is kept by between builds (``page_expansions``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import re
 import stat
@@ -20,7 +22,7 @@ from pathlib import Path
 from tfspeedlab.core.results import artifacts
 from tfspeedlab.core.results.cpu import CpuNames
 from tfspeedlab.core.results.history import ReleaseResults, load_history
-from tfspeedlab.core.results.repo import REPO_ROOT, example_names, examples_dir
+from tfspeedlab.core.results.repo import REPO_ROOT, example_names, examples_dir, git_commit, git_dirty, resolved_commits
 from tfspeedlab.core.results.schema import RUNNERS, ResultsFile, ResultsFileError
 from tfspeedlab.core.results.store import load_runner
 from tfspeedlab.core.stats import cost_model
@@ -61,6 +63,8 @@ class SiteData:
     # One name per CPU model over every file the build reads (``cpu_name``): a file that recorded no
     # family is named as another file of its CPU model that did.
     cpu_names: CpuNames = CpuNames()
+    # A digest of everything the directives read besides the package and a page (``inputs_digest``).
+    inputs: str = ""
 
 
 def results_root(configured: str | Path | None = None) -> Path:
@@ -79,7 +83,13 @@ def _entries(folder: Path) -> tuple:
     """Every file and folder under ``folder`` (symbolic links listed, not followed) as (path, size,
     modification time). Every page with a directive asks (``load``): read with ``os.scandir``, which
     takes a fifth of the time ``Path.rglob`` did."""
-    entries: list[tuple[str, int, int]] = []
+    return tuple(sorted((name, status.st_size, status.st_mtime_ns) for name, _, status in _walk(folder)))
+
+
+def _walk(folder: Path) -> list[tuple[str, str, os.stat_result]]:
+    """(path under ``folder``, path, status) of every file and folder under it, symbolic links listed
+    and not followed."""
+    entries: list[tuple[str, str, os.stat_result]] = []
 
     def walk(directory: str, prefix: str) -> None:
         try:
@@ -91,13 +101,51 @@ def _entries(folder: Path) -> tuple:
                 status = entry.stat(follow_symlinks=False)
             except OSError:  # removed while listed (a run replacing a file)
                 continue
-            entries.append((prefix + entry.name, status.st_size, status.st_mtime_ns))
+            entries.append((prefix + entry.name, entry.path, status))
             if stat.S_ISDIR(status.st_mode):
                 walk(entry.path, f"{prefix}{entry.name}/")
 
     if folder.is_dir():
         walk(str(folder), "")
-    return tuple(sorted(entries))
+    return entries
+
+
+def _contents(folder: Path, digest) -> None:
+    """Every entry under ``folder`` into ``digest``: its path, a link's target, and a file's bytes (a
+    link's too: a loader that follows it reads those), each as its own digest, so no two trees meet."""
+    digest.update(repr(("folder", str(folder.resolve()))).encode() + b"\n")
+    for name, path, status in sorted(_walk(folder)):
+        target = content = None
+        try:
+            if stat.S_ISLNK(status.st_mode):
+                target = os.readlink(path)
+            if not stat.S_ISDIR(status.st_mode):
+                with open(path, "rb") as file:
+                    content = hashlib.sha256(file.read()).hexdigest()
+        except OSError:  # a link to a folder or to nothing, an entry removed meanwhile
+            pass
+        digest.update(repr((name, target, content)).encode() + b"\n")
+
+
+def files_digest(root: Path):
+    """The results tree's and the examples folder's files by content (a ``hashlib`` digest, for
+    ``inputs_digest`` to finish)."""
+    digest = hashlib.sha256()
+    _contents(root, digest)
+    _contents(examples_dir(), digest)
+    return digest
+
+
+def inputs_digest(files, data: SiteData) -> str:
+    """What a page's directives read besides the package (``build_cache.code_version``) and the page:
+    ``files`` (``files_digest``), and git, which the Runners page's freshness asks — each commit a file
+    names as this clone resolves it, HEAD, and whether the package or the examples differ from HEAD."""
+    digest = files.copy()
+    named = sorted({commit for environment in _environments(data.results, data.remeasures, data.history,
+                                                            data.diagnoses)
+                    if isinstance(commit := environment.get("git_commit"), str) and commit})
+    digest.update(repr((sorted(resolved_commits(named).items()), git_commit(), git_dirty())).encode())
+    return digest.hexdigest()
 
 
 _last: tuple[tuple, SiteData] | None = None
@@ -109,9 +157,20 @@ def load(root: Path) -> SiteData:
     key = fingerprint(root)
     if _last is not None and _last[0] == key:
         return _last[1]
-    data = dataclasses.replace(_load(root), generation=(_last[1].generation + 1) if _last else 1)
+    # Digested before it is read: a file changed meanwhile leaves a digest of bytes it no longer holds,
+    # which the next build, reading the new ones, does not meet.
+    files = files_digest(root)
+    data = _load(root)
+    data = dataclasses.replace(data, generation=(_last[1].generation + 1) if _last else 1,
+                               inputs=inputs_digest(files, data))
     _last = (key, data)
     return data
+
+
+def forget() -> None:
+    """Forget the tree loaded last, as a new process would (its next ``load`` reads and digests it again)."""
+    global _last
+    _last = None
 
 
 def _load(root: Path) -> SiteData:
@@ -160,6 +219,12 @@ def _load(root: Path) -> SiteData:
              for runner in results}
     results = {runner: drift.attach(found, drifts[runner]) for runner, found in results.items()}
     history = {runner: drift.attach_history(found, drifts.get(runner, {})) for runner, found in history.items()}
+    return SiteData(root, results, known, history, diagnoses, cost_model.FittedModels(results), remeasures,
+                    shown, cpu_names=CpuNames.of(_environments(results, remeasures, history, diagnoses)))
+
+
+def _environments(results, remeasures, history, diagnoses) -> list[Mapping]:
+    """The environment of every file a build reads."""
     environments = [found.environment for by_example in results.values() for found in by_example.values()]
     environments += [found.environment for by_sitting in remeasures.values() for sitting in by_sitting.values()
                      for found in sitting.values()]
@@ -167,8 +232,7 @@ def _load(root: Path) -> SiteData:
                      for found in item.results.values()]
     environments += [sample.environment for samples in diagnoses.values() for sample in samples.reports.values()]
     environments += [found.environment for samples in diagnoses.values() for found in samples.guide.values()]
-    return SiteData(root, results, known, history, diagnoses, cost_model.FittedModels(results), remeasures,
-                    shown, cpu_names=CpuNames.of(environments))
+    return environments
 
 
 def _remeasures(root: Path, runner: str) -> dict[str, dict[str, ResultsFile]]:

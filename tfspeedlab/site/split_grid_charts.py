@@ -7,16 +7,12 @@ from __future__ import annotations
 import math
 import textwrap
 
-import matplotlib.pyplot as plt
-from matplotlib import ticker
-from matplotlib.lines import Line2D
-
 from tfspeedlab.core.results.schema import ResultsFile
 from tfspeedlab.core.stats.grid import pivots
 from tfspeedlab.render import bar_scale
 from tfspeedlab.render.charts import (FIGURE_WIDTH_IN, LINE_IN, TEXT_PT, THEMES, TITLE_PT, Theme, add_caption,
                                       caption_height_in, chart_style, figure_svg, open_frame, panel_title_at_top,
-                                      plain_log_ticks, wrapped_title)
+                                      plain_log_ticks, pyplot, wrapped_title)
 
 # The most series a panel draws: past about five, lines of near colours cross and hide each other.
 MAX_SERIES = 5
@@ -110,7 +106,7 @@ def split_grid_svg(results: ResultsFile, theme_name: str) -> str:
         if shared_legend:
             top_in += _legend_in(dumbbell[0] + dumbbell[1] if dumbbell else rows)
         height = top_in + sum(band_in) + caption_height_in(results)
-        figure = plt.figure(figsize=(FIGURE_WIDTH_IN, height), layout="constrained")
+        figure = pyplot().figure(figsize=(FIGURE_WIDTH_IN, height), layout="constrained")
         caption_share = add_caption(figure, results)
         figure.get_layout_engine().set(rect=(0, caption_share, 1, 1 - caption_share))
         heads, *subfigures = figure.subfigures(len(bands) + 1, 1, height_ratios=[top_in] + band_in)
@@ -190,6 +186,8 @@ def _draw_dumbbells(axes, grid, settings: list[str], variants: list[str], theme:
 
 
 def _dumbbell_legend(settings: list[str], variants: list[str], theme: Theme):
+    from matplotlib.lines import Line2D
+
     handles = [Line2D([], [], color=colour, marker="o", linestyle="none", markersize=6)
                for colour in theme.lines[: len(settings)]]
     handles += [Line2D([], [], color=theme.text, marker="o", linestyle="none", markersize=6),
@@ -207,6 +205,8 @@ def _legend_entries(axes_list) -> tuple[list, list]:
 
 def _finish_panel(axes, low: float, high: float, numeric: bool, grid, theme: Theme, leftmost: bool) -> None:
     """One time axis for every panel, labelled on the leftmost of a row, and the column's values below each."""
+    from matplotlib import ticker
+
     axes.set_yscale("log")
     axes.set_ylim(low, high)
     plain_log_ticks(axes.yaxis, bar_scale.short_time)

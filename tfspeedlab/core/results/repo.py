@@ -42,6 +42,27 @@ def git_objects(names: list[str]) -> dict[str, str]:
     return found
 
 
+def resolved_commits(names: list[str]) -> dict[str, str | None]:
+    """Each name's commit as ``git cat-file -e NAME^{commit}`` would find it: its hash, or None where
+    this clone holds none (or git is missing). One ``git cat-file --batch-check`` for them all."""
+    # A name is one request line: one holding a line break or no text names no commit.
+    asked = [name for name in dict.fromkeys(names) if name.strip() and "\n" not in name and "\r" not in name]
+    request = "".join(f"{name}^{{commit}}\n" for name in asked)
+    try:
+        output = subprocess.run(["git", "cat-file", "--batch-check"], cwd=REPO_ROOT, input=request.encode(),
+                                capture_output=True, timeout=60, check=True).stdout.decode(errors="replace")
+    except (OSError, subprocess.SubprocessError):
+        output = ""
+    answers = output.splitlines()
+    found: dict[str, str | None] = dict.fromkeys(names)
+    if len(answers) == len(asked):
+        for name, answer in zip(asked, answers):
+            parts = answer.split()  # "<hash> commit <size>", or "<name> missing" / "<name> ambiguous"
+            if len(parts) == 3 and parts[1] == "commit" and parts[2].isdigit():
+                found[name] = parts[0]
+    return found
+
+
 def git_commit() -> str | None:
     return run_git("rev-parse", "HEAD") or None
 
