@@ -9,14 +9,22 @@ gets the same value. So at the start of a build that keeps no interval (a fresh 
 ``mkdocs serve`` build, a change of the code), each page with a directive goes to the workers, the
 page rendered last first: they work from the end of the site towards its start while the main process
 renders from the start, and they meet. A job expands its page's directives as the page will (a
-throwaway claims ledger), and returns the intervals and resamples it computed: not those its worker
-had when it was forked.
+throwaway claims ledger), and returns the intervals and resamples it computed (and the other values
+keyed by content, ``MEMOS``): not those its worker had when it was forked.
 
 Before a page renders (``wait``), the main process loads what each finished job returned, then takes
 the page's own job: it waits for one that is running and takes back one not started. It still expands
 every page itself, stating its claims and reporting its errors; it finds the intervals computed. A
 job's error is ignored: the page's own expansion reports it. With no pool (``mkdocs serve``'s rebuilds,
 a platform that does not fork), nothing is sent and the pages compute their intervals as before.
+
+The jobs go after the notebook conversions and before the charts (``plugin.on_files``). Measured on
+cold builds of a 2-core machine that other builds shared (eight builds each, taking turns with
+builds without the jobs, so only roughly): the main process's CPU time went from 13.4 s to 9.8 s
+(median), it reached ``on_env`` 2.5–5 s sooner, and it waited there 1.2–4 s for the charts. With the
+charts before the jobs it computed nearly every interval itself (the workers were through with the
+charts only when it was through with most pages); with the jobs before the notebook conversions it
+computed a few hundred fewer but waited longer for the charts.
 """
 
 from __future__ import annotations
