@@ -21,7 +21,7 @@ a platform that does not fork), nothing is sent and the pages compute their inte
 The jobs go after the notebook conversions and before the charts (``plugin.on_files``). Measured on
 cold builds of a 2-core machine that other builds shared (eight builds each, taking turns with
 builds without the jobs, so only roughly): the main process's CPU time went from 13.4 s to 9.8 s
-(median), it reached ``on_env`` 2.5–5 s sooner, and it waited there 1.2–4 s for the charts. With the
+(median), it reached ``on_env`` 1.5–5.5 s sooner, and it waited there 1.2–4 s for the charts. With the
 charts before the jobs it computed nearly every interval itself (the workers were through with the
 charts only when it was through with most pages); with the jobs before the notebook conversions it
 computed a few hundred fewer but waited longer for the charts.
