@@ -228,3 +228,17 @@ def browser():
         instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         yield instance
         instance.close()
+
+
+def fresh_build_cache(tmp_path, monkeypatch, *memos):
+    """A build cache of its own under ``tmp_path``, with ``memos`` (what the tested builds keep) empty
+    before the test and after: a fixture yields from this."""
+    from tfspeedlab.site import build_cache
+
+    monkeypatch.setenv(build_cache.CACHE_VARIABLE, str(tmp_path / "cache"))
+    for memo in memos:
+        memo.clear()
+    yield tmp_path / "cache"
+    build_cache.save()
+    for memo in memos:
+        memo.clear()

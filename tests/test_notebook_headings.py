@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from conftest import fresh_build_cache
 from tfspeedlab.site import build_cache, notebook_pages
 
 NOTEBOOK_HTML = """<style>h2 { color: red }</style><script>var s = "<h2 id='not-a-heading'>";</script>
@@ -17,11 +18,7 @@ NOTEBOOK_HTML = """<style>h2 { color: red }</style><script>var s = "<h2 id='not-
 
 @pytest.fixture
 def fresh_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv(build_cache.CACHE_VARIABLE, str(tmp_path / "cache"))
-    notebook_pages.NOTEBOOK_HEADINGS.clear()
-    yield tmp_path / "cache"
-    build_cache.save()
-    notebook_pages.NOTEBOOK_HEADINGS.clear()
+    yield from fresh_build_cache(tmp_path, monkeypatch, notebook_pages.NOTEBOOK_HEADINGS)
 
 
 def a_build(root, page_html):

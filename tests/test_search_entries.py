@@ -6,6 +6,8 @@ import json
 from types import SimpleNamespace
 
 import pytest
+
+from conftest import fresh_build_cache
 from material.plugins.search import plugin as search_plugin
 from mkdocs.structure.toc import get_toc
 
@@ -50,11 +52,7 @@ def index_of(pages, kept: bool) -> str:
 
 @pytest.fixture
 def fresh_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv(build_cache.CACHE_VARIABLE, str(tmp_path / "cache"))
-    search_entries.SEARCH_ENTRIES.clear()
-    yield tmp_path / "cache"
-    build_cache.save()
-    search_entries.SEARCH_ENTRIES.clear()
+    yield from fresh_build_cache(tmp_path, monkeypatch, search_entries.SEARCH_ENTRIES)
 
 
 def a_build(root, pages, kept=True) -> str:
