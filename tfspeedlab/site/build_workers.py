@@ -2,8 +2,7 @@
 
 A cold build's main process renders every page, one after the other, and the site's other work waits
 for no page: nbconvert's conversion of a notebook page can be done before that page renders
-(``notebook_prefill``), so can the bootstrap intervals a page's directives ask for
-(``interval_prefetch``), and a chart is needed only once every page is rendered, when MkDocs copies
+(``notebook_prefill``), and a chart is needed only once every page is rendered, when MkDocs copies
 the files (``chart_drawing``). Such work goes to a pool of processes forked from the build (they
 inherit what it has imported and configured), in the order it is needed: the plugin sends a page's
 work before any chart's, and the workers take jobs first come, first served. ``finish`` waits for

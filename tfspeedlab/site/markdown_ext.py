@@ -159,15 +159,6 @@ def start_build() -> None:
     _LEDGERS.clear()
 
 
-def page_context(data: site_data.SiteData, page_uri: str, page_url: str, repo_url: str | None,
-                 ledger: ClaimsLedger) -> Context:
-    """What the directives of one page are rendered with: the build's data and where the page is."""
-    return Context(results=data.results, results_root=data.results_root, page_uri=page_uri, page_url=page_url,
-                   repo_url=repo_url, models=data.models, known_examples=data.known_examples, history=data.history,
-                   diagnoses=data.diagnoses, remeasures=data.remeasures, remeasures_shown=data.remeasures_shown,
-                   cpu_name=data.cpu_names, ledger=ledger)
-
-
 class DirectivePreprocessor(Preprocessor):
     """Renders the page's directives and leaves a placeholder for each (``DirectiveFill`` puts them in)."""
 
@@ -188,8 +179,11 @@ class DirectivePreprocessor(Preprocessor):
         page_uri, page_url = page_of(self.md)
         repo_url = self.extension.getConfig("repo_url") or None
         key = page_expansions.key(data.inputs, page_uri, page_url, repo_url, text)
-        ledger = _LEDGERS.setdefault(data.generation, ClaimsLedger())
-        context = page_context(data, page_uri, page_url, repo_url, ledger)
+        context = Context(results=data.results, results_root=data.results_root, page_uri=page_uri,
+                          page_url=page_url, repo_url=repo_url, models=data.models,
+                          known_examples=data.known_examples, history=data.history, diagnoses=data.diagnoses,
+                          remeasures=data.remeasures, remeasures_shown=data.remeasures_shown,
+                          cpu_name=data.cpu_names, ledger=_LEDGERS.setdefault(data.generation, ClaimsLedger()))
         made: list[Expansion] = []
 
         def expand() -> page_expansions.KeptExpansion:

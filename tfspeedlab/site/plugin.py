@@ -20,9 +20,8 @@ from mkdocs.structure.files import File, Files
 
 from tfspeedlab.core.results.schema import RUNNERS
 from tfspeedlab.history import charts as history_charts, directives as history_directives, trends as history_analysis
-from tfspeedlab.site import (build_cache, build_workers, interval_prefetch, markdown_ext, notebook_pages,
-                             notebook_prefill, notebook_templates, search_entries, simulator, site_data, unrendered,
-                             views)
+from tfspeedlab.site import (build_cache, build_workers, markdown_ext, notebook_pages, notebook_prefill,
+                             notebook_templates, search_entries, simulator, site_data, unrendered, views)
 from tfspeedlab.site.directives import TRACE_URI, chart_uri, trace_files
 
 
@@ -68,17 +67,13 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
         notebooks = [File(f"{notebook_pages.NOTEBOOK_DIR}/{notebook.name}", src_dir=str(repo_root),
                           dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls)
                      for notebook in sorted((repo_root / notebook_pages.NOTEBOOK_DIR).glob("*.ipynb"))]
-        # Loaded on every build (once per change of the tree), so `mkdocs serve` picks up new results;
-        # before the workers are forked (at their first job), which then have it too.
+        # The workers' first jobs: a page waits for its notebook's, nothing waits for a chart until on_env.
+        notebook_prefill.start(config, notebooks)
+        # Loaded on every build (once per change of the tree), so `mkdocs serve` picks up new results.
         try:
             data = site_data.load(self.results_root)
         except site_data.SiteDataError as error:
             raise PluginError(f"tfspeedlab: {error}") from error
-        # The workers' first jobs: a page waits for its notebook's, nothing waits for a chart until on_env.
-        notebook_prefill.start(config, notebooks)
-        # Then the pages' bootstrap intervals, the last page's first, before any chart: the main process
-        # meets them part way through its pages, and the charts are needed only once it is through.
-        interval_prefetch.start(config, list(files.documentation_pages()))
         for runner, by_example in data.results.items():
             for example, results in by_example.items():
                 for theme, source in build_cache.results_charts(views.chart_svg, results).items():
@@ -114,8 +109,6 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
     def on_pre_page(self, page, config, files):
         # A notebook page renders from mkdocs-jupyter's cache once the workers have filled it.
         notebook_prefill.wait(page)
-        # Its intervals computed by the workers, if they came to it first.
-        interval_prefetch.wait(page)
         return page
 
     def on_page_content(self, html: str, page, config, files) -> str:
@@ -135,12 +128,10 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
 
     def on_env(self, env, config, files):
         # Every page is rendered; MkDocs copies the charts next: each must be drawn by now.
-        interval_prefetch.stop()
         build_workers.finish()
         return env
 
     def on_build_error(self, error) -> None:
-        interval_prefetch.stop()
         build_workers.finish(cancel=True)
 
     def on_post_build(self, config) -> None:
