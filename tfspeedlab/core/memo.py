@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Hashable, Mapping
 from typing import Generic, TypeVar
 
@@ -50,3 +51,9 @@ class Memo(Generic[Key, Value]):
         """Forget every value and every key asked, as a new process would."""
         self._values.clear()
         self._asked.clear()
+
+
+def text_key(text: str) -> str:
+    """The key a memo keeps a value of ``text`` by: its SHA-256, surrogates written through (a page's
+    HTML may hold a lone one, which UTF-8 cannot encode)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

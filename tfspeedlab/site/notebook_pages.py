@@ -17,7 +17,6 @@ its target. (Its page titles, read the same way, lost their code too:
 
 from __future__ import annotations
 
-import hashlib
 import html
 import re
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from pathlib import PurePosixPath
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 
-from tfspeedlab.core.memo import Memo
+from tfspeedlab.core.memo import Memo, text_key
 from tfspeedlab.render import templating
 
 NOTEBOOK_DIR = "notebooks"
@@ -99,7 +98,7 @@ NOTEBOOK_HEADINGS: Memo[str, tuple[Heading, ...]] = Memo()
 
 def notebook_headings(page_html: str) -> list[Heading]:
     """``headings(page_html)``, kept by the HTML's digest."""
-    key = hashlib.sha256(page_html.encode("utf-8", "surrogatepass")).hexdigest()
+    key = text_key(page_html)
     return list(NOTEBOOK_HEADINGS.get(key, lambda: tuple(headings(page_html)),
                                       usable=lambda kept: all(_anchored(heading, page_html) for heading in kept)))
 

@@ -11,13 +11,12 @@ attribute — fails it. Run over a whole built site::
 
 from __future__ import annotations
 
-import hashlib
 import re
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
-from tfspeedlab.core.memo import Memo
+from tfspeedlab.core.memo import Memo, text_key
 
 _CODE = frozenset({"code", "pre", "script", "style", "textarea"})
 _MARKS = ("{{", "}}")
@@ -83,7 +82,7 @@ CLEAN_PAGES: Memo[str, bool] = Memo()
 
 def kept_first_unrendered(page_html: str) -> str | None:
     """``first_unrendered(page_html)``, read only once for a page found clean."""
-    key = hashlib.sha256(page_html.encode("utf-8", "surrogatepass")).hexdigest()
+    key = text_key(page_html)
     if CLEAN_PAGES.get(key, lambda: first_unrendered(page_html) is None):
         return None
     return first_unrendered(page_html)
