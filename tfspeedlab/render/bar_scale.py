@@ -178,9 +178,9 @@ def set_ticks(figure, axes, scale: Scale, top: float, size_pt: float) -> None:
     """Label the axis from its start up to the first tick at or past ``top`` (the furthest bar or
     whisker, in the axis's unit), densest steps first where their labels fit; the room beyond, kept
     for the bars' labels, has no ticks. Call after ``make_room_for_labels``."""
-    start, end = axes.get_xlim()
     from matplotlib import ticker  # where a chart is drawn (``charts.pyplot``)
 
+    start, end = axes.get_xlim()
     for steps in TICK_STEPS if scale.log else ((1.0, 2.0, 2.5, 5.0),):
         ticks = _log_ticks(start, top, steps) if scale.log else _linear_ticks(top)
         ticks = [tick for tick in ticks if start <= tick <= end]

@@ -202,11 +202,11 @@ def chart_style(theme: Theme):
     # Every text drawn as the text it is: matplotlib reads "$…$" in a label as a formula ("cost $x^{99}$"
     # drawn as a power; "$\frac{1}{$" stopped the build), and labels come from results files.
     return pyplot().rc_context({"text.parse_math": False, "text.usetex": False,
-                           "svg.fonttype": "none", "svg.hashsalt": "tfspeedlab", "font.size": TEXT_PT,
-                           "axes.titlesize": TEXT_PT, "figure.titlesize": TITLE_PT, "legend.fontsize": TEXT_PT,
-                           "font.family": "sans-serif", "text.color": theme.text,
-                           "axes.labelcolor": theme.text, "xtick.color": theme.text,
-                           "ytick.color": theme.text, "axes.edgecolor": theme.grid})
+                                "svg.fonttype": "none", "svg.hashsalt": "tfspeedlab", "font.size": TEXT_PT,
+                                "axes.titlesize": TEXT_PT, "figure.titlesize": TITLE_PT, "legend.fontsize": TEXT_PT,
+                                "font.family": "sans-serif", "text.color": theme.text,
+                                "axes.labelcolor": theme.text, "xtick.color": theme.text,
+                                "ytick.color": theme.text, "axes.edgecolor": theme.grid})
 
 
 # The most decades a log axis labels at 1-2-5 steps. A figure's width holds
@@ -414,7 +414,7 @@ def host_layers_svg(results: ResultsFile, theme_name: str) -> str:
     unit_name, scale = select_unit(max(case.measurement.per_call_s for case in cases))  # short tick labels
     with chart_style(theme):
         figure, axes = pyplot().subplots(figsize=(FIGURE_WIDTH_IN, 0.5 * len(cases) + 2.6
-                                             + caption_height_in(results, LAYERS_NOTE)), layout="constrained")
+                                                  + caption_height_in(results, LAYERS_NOTE)), layout="constrained")
         positions = list(range(len(cases))[::-1])
         left = [0.0] * len(cases)
         for index, layer in enumerate(HOST_LAYERS):

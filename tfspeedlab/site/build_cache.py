@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import functools
 import hashlib
 import importlib.metadata
@@ -33,7 +34,6 @@ import json
 import math
 import os
 from collections.abc import Callable
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union

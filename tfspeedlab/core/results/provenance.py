@@ -326,6 +326,7 @@ def forget_commits() -> None:
     FRESHNESS_CACHE.clear()
     _commit_tree.cache_clear()
 
+
 # Each file version's text, by its blob hash, once read.
 _BLOB_TEXTS: dict[str, str] = {}
 
