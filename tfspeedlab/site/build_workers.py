@@ -2,7 +2,8 @@
 
 A cold build's main process renders every page, one after the other, and the site's other work waits
 for no page: nbconvert's conversion of a notebook page can be done before that page renders
-(``notebook_prefill``), and a chart is needed only once every page is rendered, when MkDocs copies
+(``notebook_prefill``), so can the bootstrap intervals a page's directives ask for
+(``page_prefetch``), and a chart is needed only once every page is rendered, when MkDocs copies
 the files (``chart_drawing``). Such work goes to a pool of processes forked from the build (they
 inherit what it has imported and configured), in the order it is needed: the plugin sends a page's
 work before any chart's, and the workers take jobs first come, first served. ``finish`` waits for
@@ -69,8 +70,10 @@ def submit(job: Callable, *args) -> Future | None:
 
 def take(future: Future) -> BaseException | None:
     """One job's outcome, once it is done, and ``finish`` leaves it alone: None if it ran through,
-    else its exception, for its caller to deal with. A job not started yet is cancelled instead
-    (a ``CancelledError``): its caller does the job itself."""
+    else its exception, for its caller to deal with. A job still in the pool is cancelled instead
+    (a ``CancelledError``): its caller does the job itself. One the pool has moved into its workers'
+    call queue (a few jobs ahead of the workers) counts as running and is waited for: no worker job
+    waits on the main process, so it runs once a worker is through with the job before it."""
     if future in Workers.pending:
         Workers.pending.remove(future)
     if future.cancel():

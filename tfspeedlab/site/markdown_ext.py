@@ -159,6 +159,41 @@ def start_build() -> None:
     _LEDGERS.clear()
 
 
+def page_context(data: site_data.SiteData, page_uri: str, page_url: str, repo_url: str | None,
+                 ledger: ClaimsLedger) -> Context:
+    """What the directives of one page are rendered with: the build's data and where the page is."""
+    return Context(results=data.results, results_root=data.results_root, page_uri=page_uri, page_url=page_url,
+                   repo_url=repo_url, models=data.models, known_examples=data.known_examples, history=data.history,
+                   diagnoses=data.diagnoses, remeasures=data.remeasures, remeasures_shown=data.remeasures_shown,
+                   cpu_name=data.cpu_names, ledger=ledger)
+
+
+def expansion(data: site_data.SiteData, page_uri: str, page_url: str, repo_url: str | None, text: str,
+              ledger: ClaimsLedger) -> Expansion:
+    """The directives of a page's ``text`` expanded, its figures claimed in ``ledger``: kept from an
+    earlier expansion of the same page from the same inputs (in this build, an earlier one, or a build
+    worker's, ``page_prefetch``) or made now. ``DirectiveBuildError`` for one that cannot be."""
+    key = page_expansions.key(data.inputs, page_uri, page_url, repo_url, text)
+    context = page_context(data, page_uri, page_url, repo_url, ledger)
+    made: list[Expansion] = []
+
+    def expand() -> page_expansions.KeptExpansion:
+        made.append(expand_apart(text, context))
+        return page_expansions.KeptExpansion(made[0].outputs, tuple(context.page.claims))
+
+    # Kept only with one Markdown for each of the page's directives; else it is expanded afresh.
+    kept = page_expansions.EXPANSIONS.get(
+        key, expand, usable=lambda kept: len(kept.outputs) == sum(1 for _ in DIRECTIVE.finditer(text)))
+    if made:
+        return made[0]
+    try:  # its figures, stated again in this build
+        for what, figure in kept.claims:
+            context.claim(what, figure)
+    except DirectiveError as error:
+        raise DirectiveBuildError(f"{page_uri}: {error}") from None
+    return held_apart(page_uri, text, kept.outputs)
+
+
 class DirectivePreprocessor(Preprocessor):
     """Renders the page's directives and leaves a placeholder for each (``DirectiveFill`` puts them in)."""
 
@@ -178,33 +213,9 @@ class DirectivePreprocessor(Preprocessor):
             raise DirectiveBuildError(f"tfspeedlab: {error}") from None
         page_uri, page_url = page_of(self.md)
         repo_url = self.extension.getConfig("repo_url") or None
-        key = page_expansions.key(data.inputs, page_uri, page_url, repo_url, text)
-        context = Context(results=data.results, results_root=data.results_root, page_uri=page_uri,
-                          page_url=page_url, repo_url=repo_url, models=data.models,
-                          known_examples=data.known_examples, history=data.history, diagnoses=data.diagnoses,
-                          remeasures=data.remeasures, remeasures_shown=data.remeasures_shown,
-                          cpu_name=data.cpu_names, ledger=_LEDGERS.setdefault(data.generation, ClaimsLedger()))
-        made: list[Expansion] = []
-
-        def expand() -> page_expansions.KeptExpansion:
-            made.append(expand_apart(text, context))
-            return page_expansions.KeptExpansion(made[0].outputs, tuple(context.page.claims))
-
-        # The same page from the same inputs, in this build or an earlier one: kept, not expanded again
-        # (one Markdown for each of its directives, or it is expanded afresh).
-        kept = page_expansions.EXPANSIONS.get(
-            key, expand, usable=lambda kept: len(kept.outputs) == sum(1 for _ in DIRECTIVE.finditer(text)))
-        if made:
-            expanded = made[0]
-        else:  # its figures, stated again in this build
-            expanded = held_apart(page_uri, text, kept.outputs)
-            try:
-                for what, figure in kept.claims:
-                    context.claim(what, figure)
-            except DirectiveError as error:
-                raise DirectiveBuildError(f"{page_uri}: {error}") from None
-        self.pending = expanded
-        return expanded.text.split("\n")
+        ledger = _LEDGERS.setdefault(data.generation, ClaimsLedger())
+        self.pending = expansion(data, page_uri, page_url, repo_url, text, ledger)
+        return self.pending.text.split("\n")
 
 
 class DirectiveFill(Preprocessor):
@@ -215,10 +226,10 @@ class DirectiveFill(Preprocessor):
         self.directives = directives
 
     def run(self, lines: list[str]) -> list[str]:
-        expansion, self.directives.pending = self.directives.pending, None
-        if expansion is None:
+        pending, self.directives.pending = self.directives.pending, None
+        if pending is None:
             return lines
-        return expansion.filled("\n".join(lines)).split("\n")
+        return pending.filled("\n".join(lines)).split("\n")
 
 
 class DirectiveExtension(Extension):

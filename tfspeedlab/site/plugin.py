@@ -20,8 +20,9 @@ from mkdocs.structure.files import File, Files
 
 from tfspeedlab.core.results.schema import RUNNERS
 from tfspeedlab.history import charts as history_charts, directives as history_directives, trends as history_analysis
-from tfspeedlab.site import (build_cache, build_workers, markdown_ext, notebook_pages, notebook_prefill,
-                             notebook_templates, search_entries, simulator, site_data, unrendered, views)
+from tfspeedlab.site import (build_cache, build_memory, build_workers, chart_drawing, page_prefetch, markdown_ext,
+                             notebook_pages, notebook_prefill, notebook_templates, search_entries, simulator,
+                             site_data, unrendered, views)
 from tfspeedlab.site.directives import TRACE_URI, chart_uri, trace_files
 
 
@@ -32,7 +33,7 @@ class ResultsPluginConfig(Config):
 def _chart_file(config, uri: str, source: build_cache.ChartSource) -> File:
     """A chart as MkDocs publishes it: its SVG, or the cached file it is being drawn to."""
     if isinstance(source, Path):
-        return File.generated(config, uri, abs_src_path=str(source))
+        return chart_drawing.ChartFile.generated(config, uri, abs_src_path=str(source))
     return File.generated(config, uri, content=source)
 
 
@@ -47,6 +48,7 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
         return server
 
     def on_config(self, config):
+        build_memory.keep_freed_memory()  # before any array is made, and before the workers are forked
         markdown_ext.start_build()  # a new build: no page has stated a figure yet
         notebook_templates.share_compiled_templates()  # mkdocs-jupyter's exporters compile each template once
         # TFSPEEDLAB_RESULTS points a build at another results tree (tests use it).
@@ -67,13 +69,17 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
         notebooks = [File(f"{notebook_pages.NOTEBOOK_DIR}/{notebook.name}", src_dir=str(repo_root),
                           dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls)
                      for notebook in sorted((repo_root / notebook_pages.NOTEBOOK_DIR).glob("*.ipynb"))]
-        # The workers' first jobs: a page waits for its notebook's, nothing waits for a chart until on_env.
-        notebook_prefill.start(config, notebooks)
-        # Loaded on every build (once per change of the tree), so `mkdocs serve` picks up new results.
+        # Loaded on every build (once per change of the tree), so `mkdocs serve` picks up new results;
+        # before the workers are forked (at their first job), which then have it too.
         try:
             data = site_data.load(self.results_root)
         except site_data.SiteDataError as error:
             raise PluginError(f"tfspeedlab: {error}") from error
+        # The workers' first jobs: a page waits for its notebook's, nothing waits for a chart until on_env.
+        notebook_prefill.start(config, notebooks)
+        # Then the pages' bootstrap intervals, the last page's first, before any chart: the main process
+        # meets them part way through its pages, and the charts are needed only once it is through.
+        page_prefetch.start(config, list(files.documentation_pages()))
         for runner, by_example in data.results.items():
             for example, results in by_example.items():
                 for theme, source in build_cache.results_charts(views.chart_svg, results).items():
@@ -109,6 +115,8 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
     def on_pre_page(self, page, config, files):
         # A notebook page renders from mkdocs-jupyter's cache once the workers have filled it.
         notebook_prefill.wait(page)
+        # Its intervals computed by the workers, if they came to it first.
+        page_prefetch.wait(page)
         return page
 
     def on_page_content(self, html: str, page, config, files) -> str:
@@ -127,12 +135,18 @@ class ResultsPlugin(BasePlugin[ResultsPluginConfig]):
         return output
 
     def on_env(self, env, config, files):
-        # Every page is rendered; MkDocs copies the charts next: each must be drawn by now.
-        build_workers.finish()
+        # Every page is rendered: no page job is wanted any more. The workers go on drawing charts while
+        # MkDocs writes the pages; a chart still being drawn is copied at on_post_build.
+        page_prefetch.stop()
         return env
 
     def on_build_error(self, error) -> None:
+        page_prefetch.stop()
+        chart_drawing.drop_copies()
         build_workers.finish(cancel=True)
 
+    # Before other plugins' on_post_build: the site is whole, charts included, when theirs run.
+    @event_priority(100)
     def on_post_build(self, config) -> None:
+        chart_drawing.copy_drawn()
         build_cache.save()
