@@ -8,7 +8,7 @@ each other; nothing outside ``site`` and the entry points may import ``site``):
 
     0  core.units, core.spec, core.measure       what a measurement is
        core.memo                                 a cache its module owns
-    1  core.profiling, core.resident_memory, core.allocators
+    1  core.profiling, core.kernel_split, core.resident_memory, core.allocators
     2  core.results                              results files: schema, store, pool, merge
     3  core.stats, core.wording                  intervals and statistics; the verdicts in words
     4  render                                    Markdown, directive registry and Context, chart helpers
@@ -38,7 +38,7 @@ ROOT = "tfspeedlab"
 
 FEATURES = ("backends", "costmodel", "diagnosis", "fairness", "history", "memory", "settings", "xla")
 RANKS = {"core.units": 0, "core.spec": 0, "core.measure": 0, "core.memo": 0, "core": 0, "core.profiling": 1,
-         "core.resident_memory": 1, "core.allocators": 1, "core.results": 2,
+         "core.kernel_split": 1, "core.resident_memory": 1, "core.allocators": 1, "core.results": 2,
          "core.stats": 3, "core.wording": 3, "render": 4, "harness": 5, **dict.fromkeys(FEATURES, 6), "site": 7,
          "cli": 8, "__init__": 8, "__main__": 8}
 

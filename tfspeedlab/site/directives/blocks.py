@@ -14,7 +14,7 @@ from tfspeedlab.render.context import TRACE_URI, Context, Runner, chart_uri, tab
 from tfspeedlab.render.errors import DirectiveError
 from tfspeedlab.render.registry import directive
 from tfspeedlab.render.runners import RUNNER_TITLES, not_measured
-from tfspeedlab.site import tables
+from tfspeedlab.site import kernel_tables, tables
 from tfspeedlab.site.directives.figures import time_per_call
 from tfspeedlab.site.views import view_for
 from tfspeedlab.xla.pairs import xla_pairs
@@ -128,6 +128,8 @@ for _name, _table, _summary in (
     ("layers", tables.host_layers_table,
      "Per-mode table of the profiled host time split into Python, op dispatch, executor and kernels."),
     ("memory", tables.memory_table, "Peak host (and GPU) memory per mode."),
+    ("kernel_split", kernel_tables.kernel_split_table,
+     "Per mode: each family of kernels' time in a profiled step, over its processes, and the ops a step ran."),
     ("dispatch_table", tables.dispatch_table, "Per-op dispatch cost of every framework's modes."),
     ("estimators", tables.estimator_table,
      "The estimator experiment: each candidate's speed-ups, and how far two halves of the processes differ."),
