@@ -65,3 +65,24 @@ def test_a_figure_over_processes_is_their_geometric_mean_with_a_t_interval_on_th
     assert found.high == pytest.approx(2 * 2 ** (4.303 / 3 ** 0.5), rel=1e-4)
     assert across_processes([5.0]).low == 5.0 and across_processes([]) is None
     assert across_processes([0.0, 0.0]).high == 0.0  # no such kernel ran
+
+
+def test_the_table_shows_each_family_all_kernels_and_the_profiled_step_over_processes():
+    import dataclasses
+
+    from conftest import REPO
+    from tfspeedlab.core.kernel_split import KERNEL_FAMILIES
+    from tfspeedlab.core.results.store import load_results
+    from tfspeedlab.site.kernel_tables import kernel_split_table
+
+    results = load_results(REPO / "results" / "cpu" / "tf1_vs_tf2_profile.json")
+    # Three processes whose kernels are EAGER's, scaled 1, 2 and 4 times (and their profiled steps).
+    split = kernel_split(EAGER, calls=1).metrics()
+    runs = tuple({key: value * scale if key.endswith("_s") else value for key, value in
+                  {**split, "profiled_call_s": 200e-6}.items()} for scale in (1, 2, 4))
+    case = dataclasses.replace(results.cases[1], run_metrics=runs[:len(results.cases[1].runs)])
+    text = str(kernel_split_table(dataclasses.replace(results, cases=(case,))))
+    assert text.count("Kernels: ") == len(KERNEL_FAMILIES)
+    # The geometric mean of 1, 2 and 4 times: twice one process's figure.
+    assert "Whole step, profiled | 0.400 ms" in text.replace("\u00a0", " ")
+    assert "All kernels together | 166 µs" in text.replace("\u00a0", " ")

@@ -31,9 +31,15 @@ def across_processes(values: list[float]) -> Estimate | None:
     return Estimate(math.exp(centre), math.exp(centre - half), math.exp(centre + half))
 
 
-def _family_cell(case: CaseResult, family: str) -> str:
-    found = across_processes([metrics[f"kernel_{family}_s"] for metrics in case.metrics_by_process
-                              if f"kernel_{family}_s" in metrics])
+def _kernels_sum(metrics) -> float | None:
+    keys = [f"kernel_{family}_s" for family in KERNEL_FAMILIES]
+    return sum(metrics[key] for key in keys) if all(key in metrics for key in keys) else None
+
+
+def _time_cell(case: CaseResult, per_process) -> str:
+    """A time per step over the case's processes (``per_process`` picks it from one's metrics)."""
+    found = across_processes([value for metrics in case.metrics_by_process
+                              if (value := per_process(metrics)) is not None])
     if found is None:
         return "not profiled"
     if found.high == 0:
@@ -44,6 +50,10 @@ def _family_cell(case: CaseResult, family: str) -> str:
     return time_with_interval(found) if found.low > 0 else TOO_SMALL
 
 
+def _family_cell(case: CaseResult, family: str) -> str:
+    return _time_cell(case, lambda metrics: metrics.get(f"kernel_{family}_s"))
+
+
 def _ops_cell(case: CaseResult) -> str:
     found = across_processes([metrics["ops_per_call"] for metrics in case.metrics_by_process
                               if "ops_per_call" in metrics])
@@ -51,11 +61,14 @@ def _ops_cell(case: CaseResult) -> str:
 
 
 def kernel_split_table(results: ResultsFile) -> Markdown:
-    """Rows: each family of kernels, then the ops a step ran and the step's timed length; a column
-    per mode."""
+    """Rows: each family of kernels, all of them together, the profiled step, the ops a step ran and
+    the step's timed length; a column per mode."""
     header = ["Per step", *(case.label for case in results.cases)]
     body = [[f"Kernels: {KERNEL_FAMILY_LABELS[family]}", *(_family_cell(case, family) for case in results.cases)]
             for family in KERNEL_FAMILIES]
+    body.append(["All kernels together", *(_time_cell(case, _kernels_sum) for case in results.cases)])
+    body.append(["Whole step, profiled", *(_time_cell(case, lambda metrics: metrics.get("profiled_call_s"))
+                                           for case in results.cases)])
     body.append(["Ops run", *(_ops_cell(case) for case in results.cases)])
     body.append(["Whole step, timed unprofiled", *(format_time(case.measurement.per_call_s) for case in results.cases)])
     return table(header, body)
