@@ -36,10 +36,16 @@ def _kernels_sum(metrics) -> float | None:
     return sum(metrics[key] for key in keys) if all(key in metrics for key in keys) else None
 
 
+def _over_processes(case: CaseResult, per_process) -> Estimate | None:
+    """``across_processes`` of the figure ``per_process`` picks from each process's metrics (None where
+    a process lacks it)."""
+    return across_processes([value for metrics in case.metrics_by_process
+                             if (value := per_process(metrics)) is not None])
+
+
 def _time_cell(case: CaseResult, per_process) -> str:
     """A time per step over the case's processes (``per_process`` picks it from one's metrics)."""
-    found = across_processes([value for metrics in case.metrics_by_process
-                              if (value := per_process(metrics)) is not None])
+    found = _over_processes(case, per_process)
     if found is None:
         return "not profiled"
     if found.high == 0:
@@ -55,8 +61,7 @@ def _family_cell(case: CaseResult, family: str) -> str:
 
 
 def _ops_cell(case: CaseResult) -> str:
-    found = across_processes([metrics["ops_per_call"] for metrics in case.metrics_by_process
-                              if "ops_per_call" in metrics])
+    found = _over_processes(case, lambda metrics: metrics.get("ops_per_call"))
     return "not profiled" if found is None else f"{found.value:.0f}"
 
 
